@@ -1,0 +1,120 @@
+//! API-key authentication of the public API.
+//!
+//! `Authorization: Bearer <key>`. The key's clear prefix finds its row; its
+//! SHA-256 is compared in constant time. Verified keys are cached briefly
+//! (DESIGN.md: the hot read path costs one database query), so a revoked key
+//! stops working within [`crate::ApiConfig::key_cache_ttl`].
+
+use std::time::Duration;
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{StatusCode, header};
+use moka::sync::Cache;
+use vidpulse_domain::api_key;
+use vidpulse_domain::{ApiKeyId, Plan};
+use vidpulse_store::{ApiKeyOwner, Organization};
+
+use crate::error::{ApiError, ErrorCode};
+use crate::middleware::RequestContext;
+use crate::state::AppState;
+
+/// Recently verified keys, by the SHA-256 of the presented key.
+#[derive(Debug, Clone)]
+pub struct KeyCache(Cache<[u8; 32], ApiKeyOwner>);
+
+impl KeyCache {
+    /// A cache whose entries live `ttl`.
+    pub fn new(ttl: Duration) -> Self {
+        Self(
+            Cache::builder()
+                .max_capacity(100_000)
+                .time_to_live(ttl)
+                .build(),
+        )
+    }
+
+    /// Forgets every cached key (after a revocation, say).
+    pub fn clear(&self) {
+        self.0.invalidate_all();
+    }
+}
+
+/// The caller of a public-API request: a valid key and its organization.
+#[derive(Debug, Clone)]
+pub struct ApiKeyAuth {
+    /// The key.
+    pub key_id: ApiKeyId,
+    /// Its organization (plan and limits as of the key's verification).
+    pub org: Organization,
+}
+
+impl ApiKeyAuth {
+    /// Fails with 402 `PAID_PLAN_REQUIRED` on the free plan.
+    pub fn require_paid_plan(&self, upgrade_url: &str) -> Result<(), ApiError> {
+        if self.org.plan.is_paid() {
+            return Ok(());
+        }
+        let mut e = ApiError::new(
+            StatusCode::PAYMENT_REQUIRED,
+            ErrorCode::PaidPlanRequired,
+            format!(
+                "This operation requires a paid plan (pro or business); the organization is on the {} plan",
+                Plan::Free
+            ),
+        );
+        e.upgrade_url = Some(upgrade_url.to_owned());
+        Err(e)
+    }
+}
+
+impl FromRequestParts<AppState> for ApiKeyAuth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
+        let Some(value) = parts.headers.get(header::AUTHORIZATION) else {
+            return Err(ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                ErrorCode::MissingAuth,
+                "Missing Authorization header; send `Authorization: Bearer <API key>`",
+            ));
+        };
+        let invalid = || {
+            ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                ErrorCode::InvalidApiKey,
+                "Invalid API key",
+            )
+        };
+        let presented = value
+            .to_str()
+            .ok()
+            .and_then(|v| v.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, key)| key.trim())
+            .ok_or_else(invalid)?;
+        let prefix = api_key::prefix_of(presented).ok_or_else(invalid)?;
+        let hash = api_key::hash(presented);
+        let owner = match app.keys.0.get(&hash) {
+            Some(owner) => owner,
+            None => {
+                let found = app
+                    .store
+                    .api_keys_by_prefix(prefix)
+                    .await?
+                    .into_iter()
+                    .find(|o| api_key::verify(presented, &o.key.key_hash))
+                    .ok_or_else(invalid)?;
+                app.keys.0.insert(hash, found.clone());
+                found
+            }
+        };
+        if let Some(ctx) = parts.extensions.get::<RequestContext>() {
+            let _ = ctx.caller.set((owner.organization.id, owner.key.id));
+        }
+        Ok(ApiKeyAuth {
+            key_id: owner.key.id,
+            org: owner.organization,
+        })
+    }
+}

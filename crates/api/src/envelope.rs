@@ -1,0 +1,73 @@
+//! The success envelope: `success`, `data`, `meta`.
+
+use axum::Json;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::middleware::RequestContext;
+
+/// A successful answer.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Envelope<T> {
+    /// Always true.
+    pub success: bool,
+    /// The payload.
+    pub data: T,
+    /// Request facts.
+    pub meta: Meta,
+}
+
+/// Request facts of a successful answer.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Meta {
+    /// Unique per request; equals the `X-Request-Id` header.
+    pub request_id: String,
+    /// Time spent serving the request, in milliseconds.
+    pub processing_time_ms: u64,
+    /// Credits this request consumed, where the endpoint charges.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub credits_used: Option<i64>,
+    /// Per-status counts (POST /v1/videos/track only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<TrackSummary>,
+}
+
+/// Counts of a track request's results.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+pub struct TrackSummary {
+    /// URLs in the request.
+    pub total: usize,
+    /// Newly tracked.
+    pub tracked: usize,
+    /// Tracked before.
+    pub already_tracked: usize,
+    /// Failed.
+    pub errors: usize,
+}
+
+impl Meta {
+    /// Meta of the current request.
+    pub fn of(ctx: &RequestContext) -> Self {
+        Self {
+            request_id: ctx.id.clone(),
+            processing_time_ms: ctx.elapsed_ms(),
+            credits_used: None,
+            summary: None,
+        }
+    }
+
+    /// With `credits_used`.
+    pub fn with_credits(mut self, credits: i64) -> Self {
+        self.credits_used = Some(credits);
+        self
+    }
+}
+
+/// Wraps `data` in a success envelope with `meta`.
+pub fn ok<T: Serialize>(data: T, meta: Meta) -> Json<Envelope<T>> {
+    Json(Envelope {
+        success: true,
+        data,
+        meta,
+    })
+}

@@ -1,0 +1,282 @@
+//! The one error type of the HTTP interfaces, and how it is rendered.
+//!
+//! A handler or extractor returns [`ApiError`]; its `IntoResponse` only logs
+//! an internal cause and records the error in the response's extensions. The
+//! request middleware ([`crate::middleware`]) then renders it in the envelope
+//! the endpoint uses (flat or nested, SEMANTICS.md "Errors") with the request id.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use vidpulse_store::StoreError;
+
+/// Machine-readable error codes of both interfaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    /// A missing or invalid field or parameter, or a malformed body.
+    ValidationError,
+    /// An invalid query parameter of the stats listing.
+    InvalidParameter,
+    /// No `Authorization` header.
+    MissingAuth,
+    /// An unknown, revoked or malformed API key.
+    InvalidApiKey,
+    /// Bad credentials on trend search.
+    AuthenticationFailed,
+    /// A paid operation on the free plan.
+    PaidPlanRequired,
+    /// The plan's tracked-video quota is reached.
+    SubscriptionLimit,
+    /// The caller may not do this.
+    InsufficientPermissions,
+    /// PATCH of a video that does not exist for the caller.
+    VideoNotFound,
+    /// Anything else that does not exist (including unknown paths).
+    NotFound,
+    /// The HTTP method is not served on this path.
+    MethodNotAllowed,
+    /// The body is over the size limit.
+    PayloadTooLarge,
+    /// Too many requests.
+    RateLimitExceeded,
+    /// A server-side failure.
+    InternalError,
+    /// The database is unreachable for now.
+    ServiceUnavailable,
+    /// An upstream platform failed.
+    ExternalApiError,
+}
+
+impl ErrorCode {
+    /// The code as the API spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::ValidationError => "VALIDATION_ERROR",
+            ErrorCode::InvalidParameter => "INVALID_PARAMETER",
+            ErrorCode::MissingAuth => "MISSING_AUTH",
+            ErrorCode::InvalidApiKey => "INVALID_API_KEY",
+            ErrorCode::AuthenticationFailed => "AUTHENTICATION_FAILED",
+            ErrorCode::PaidPlanRequired => "PAID_PLAN_REQUIRED",
+            ErrorCode::SubscriptionLimit => "SUBSCRIPTION_LIMIT",
+            ErrorCode::InsufficientPermissions => "INSUFFICIENT_PERMISSIONS",
+            ErrorCode::VideoNotFound => "VIDEO_NOT_FOUND",
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",
+            ErrorCode::PayloadTooLarge => "PAYLOAD_TOO_LARGE",
+            ErrorCode::RateLimitExceeded => "RATE_LIMIT_EXCEEDED",
+            ErrorCode::InternalError => "INTERNAL_ERROR",
+            ErrorCode::ServiceUnavailable => "SERVICE_UNAVAILABLE",
+            ErrorCode::ExternalApiError => "EXTERNAL_API_ERROR",
+        }
+    }
+}
+
+/// The two error envelopes of the public API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorForm {
+    /// `{"success": false, "error": {"code", "message", "request_id", ...}}`.
+    Nested,
+    /// `{"success": false, "error": "<message>", "code"?, "details"?, "request_id"}`.
+    Flat {
+        /// Whether the flat form carries `code` (stats and usage do; the
+        /// video reads' 404 does not).
+        with_code: bool,
+    },
+}
+
+/// An error answer. Boxed, so `Result<T, ApiError>` stays small on the happy path.
+#[derive(Debug, Clone)]
+pub struct ApiError(Box<ErrorDetails>);
+
+/// What an error answer says.
+#[derive(Debug, Clone)]
+pub struct ErrorDetails {
+    /// HTTP status.
+    pub status: StatusCode,
+    /// Error code.
+    pub code: ErrorCode,
+    /// Human-readable message.
+    pub message: String,
+    /// The offending field, for validation errors.
+    pub field: Option<String>,
+    /// Where to upgrade, for plan gates.
+    pub upgrade_url: Option<String>,
+    /// Extra details (flat form), or extra fields (nested form).
+    pub details: Option<Value>,
+    /// Seconds to wait, sent as `Retry-After`.
+    pub retry_after: Option<u64>,
+    /// The envelope; `None` lets the endpoint decide.
+    pub form: Option<ErrorForm>,
+}
+
+impl std::ops::Deref for ApiError {
+    type Target = ErrorDetails;
+    fn deref(&self) -> &ErrorDetails {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for ApiError {
+    fn deref_mut(&mut self) -> &mut ErrorDetails {
+        &mut self.0
+    }
+}
+
+impl ApiError {
+    /// An error with a status, a code and a message.
+    pub fn new(status: StatusCode, code: ErrorCode, message: impl Into<String>) -> Self {
+        Self(Box::new(ErrorDetails {
+            status,
+            code,
+            message: message.into(),
+            field: None,
+            upgrade_url: None,
+            details: None,
+            retry_after: None,
+            form: None,
+        }))
+    }
+
+    /// 400 `VALIDATION_ERROR` naming `field`.
+    pub fn validation(field: &str, message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, ErrorCode::ValidationError, message).with_field(field)
+    }
+
+    /// 400 `INVALID_PARAMETER` (stats listing).
+    pub fn invalid_parameter(message: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidParameter,
+            message,
+        )
+    }
+
+    /// 404 `NOT_FOUND`.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, ErrorCode::NotFound, message)
+    }
+
+    /// 500 `INTERNAL_ERROR` with a generic message; the cause is logged here.
+    pub fn internal(cause: &dyn std::error::Error) -> Self {
+        tracing::error!(error = %error_chain(cause), "internal error");
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::InternalError,
+            "Internal server error",
+        )
+    }
+
+    /// Names the offending field.
+    pub fn with_field(mut self, field: &str) -> Self {
+        self.field = Some(field.to_owned());
+        self
+    }
+
+    /// Adds details.
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// Sets the envelope.
+    pub fn with_form(mut self, form: ErrorForm) -> Self {
+        self.form = Some(form);
+        self
+    }
+}
+
+impl ErrorDetails {
+    /// Renders the body in `form` with the request id.
+    pub fn body(&self, form: ErrorForm, request_id: &str) -> Value {
+        match form {
+            ErrorForm::Nested => {
+                let mut error = json!({
+                    "code": self.code.as_str(),
+                    "message": self.message,
+                    "request_id": request_id,
+                });
+                if let Some(field) = &self.field {
+                    error["field"] = json!(field);
+                }
+                if let Some(url) = &self.upgrade_url {
+                    error["upgrade_url"] = json!(url);
+                }
+                if let (Some(Value::Object(extra)), Some(obj)) =
+                    (&self.details, error.as_object_mut())
+                {
+                    for (k, v) in extra {
+                        obj.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                }
+                json!({ "success": false, "error": error })
+            }
+            ErrorForm::Flat { with_code } => {
+                let mut body =
+                    json!({ "success": false, "error": self.message, "request_id": request_id });
+                if with_code {
+                    body["code"] = json!(self.code.as_str());
+                }
+                if let Some(details) = &self.details {
+                    body["details"] = details.clone();
+                }
+                if let Some(field) = &self.field {
+                    body["field"] = json!(field);
+                }
+                if let Some(url) = &self.upgrade_url {
+                    body["upgrade_url"] = json!(url);
+                }
+                body
+            }
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut response = self.status.into_response();
+        if let Some(secs) = self.retry_after
+            && let Ok(value) = HeaderValue::from_str(&secs.to_string())
+        {
+            response.headers_mut().insert(header::RETRY_AFTER, value);
+        }
+        response.extensions_mut().insert(self);
+        response
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Unavailable(ref msg) => {
+                tracing::error!(error = %msg, "database unavailable");
+                ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    ErrorCode::ServiceUnavailable,
+                    "The service is temporarily unavailable; retry shortly",
+                )
+                .with_retry_after(5)
+            }
+            other => ApiError::internal(&other),
+        }
+    }
+}
+
+impl ApiError {
+    /// Sets `Retry-After`.
+    pub fn with_retry_after(mut self, secs: u64) -> Self {
+        self.retry_after = Some(secs);
+        self
+    }
+}
+
+/// An error and its sources, joined with `: `.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cur = e.source();
+    while let Some(s) = cur {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        cur = s.source();
+    }
+    out
+}

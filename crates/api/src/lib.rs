@@ -1,0 +1,25 @@
+//! The HTTP interfaces of vidpulse: the public API under `/v1` (API keys) and,
+//! later, the dashboard API (JWT), with health endpoints and the OpenAPI
+//! document generated from the handlers.
+//!
+//! Handlers parse and validate, call the domain and the store, and shape the
+//! envelope; nothing else.
+#![warn(missing_docs)]
+
+pub mod auth;
+pub mod envelope;
+pub mod error;
+pub mod extract;
+mod health;
+pub mod middleware;
+pub mod openapi;
+pub mod rate_limit;
+mod router;
+pub mod state;
+pub mod usage;
+pub mod v1;
+
+pub use error::{ApiError, ErrorCode, ErrorForm};
+pub use router::router;
+pub use state::{ApiConfig, AppState};
+pub use usage::UsageRecorder;

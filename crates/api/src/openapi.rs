@@ -1,0 +1,40 @@
+//! The OpenAPI document, assembled from the handlers' `#[utoipa::path]`
+//! annotations as routes are registered, so it cannot drift from them.
+
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+/// The document's fixed parts; paths are added by the routers.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "vidpulse",
+        description = "Tracks how influencer videos and creators perform on TikTok, Instagram and YouTube.\n\nThe public API (`/v1`) authenticates with `Authorization: Bearer <API key>`.",
+    ),
+    modifiers(&SecuritySchemes),
+    tags(
+        (name = "videos", description = "Video tracking and statistics"),
+        (name = "account", description = "Account usage"),
+        (name = "trends", description = "Trend search"),
+    )
+)]
+pub struct ApiDoc;
+
+struct SecuritySchemes;
+
+impl Modify for SecuritySchemes {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "api_key",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "An API key created with `vidpulse admin create-api-key`",
+                    ))
+                    .build(),
+            ),
+        );
+    }
+}

@@ -1,0 +1,68 @@
+//! The whole HTTP surface: `/v1`, health, the OpenAPI document, and the
+//! answers for unknown paths and methods.
+
+use std::sync::Arc;
+
+use axum::extract::DefaultBodyLimit;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use tower_http::catch_panic::CatchPanicLayer;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+
+use crate::error::{ApiError, ErrorCode};
+use crate::openapi::ApiDoc;
+use crate::state::AppState;
+use crate::{health, middleware, v1};
+
+/// Largest request body accepted (SEMANTICS.md, Errors).
+pub const BODY_LIMIT: usize = 1024 * 1024;
+
+/// The application's router, ready to serve.
+pub fn router(state: AppState) -> Router {
+    let (api, doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .merge(v1::router())
+        .split_for_parts();
+    let doc = Arc::new(doc);
+    Router::new()
+        .merge(api)
+        .route(
+            "/openapi.json",
+            get(move || async move { Json(doc.as_ref().clone()) }),
+        )
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(CatchPanicLayer::custom(panic_response))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            middleware::request_context,
+        ))
+        .with_state(state)
+}
+
+async fn not_found() -> ApiError {
+    ApiError::not_found("No such endpoint")
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        ErrorCode::MethodNotAllowed,
+        "Method not allowed on this endpoint",
+    )
+}
+
+fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    tracing::error!("handler panicked");
+    ApiError::new(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        ErrorCode::InternalError,
+        "Internal server error",
+    )
+    .into_response()
+}

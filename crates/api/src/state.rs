@@ -1,0 +1,92 @@
+//! What every handler can reach.
+
+use std::sync::Arc;
+use std::time::Duration as StdDuration;
+
+use chrono::Duration;
+use tokio::sync::Notify;
+use vidpulse_domain::Clock;
+use vidpulse_platforms::{ShortLinkResolver, Source};
+use vidpulse_store::Store;
+
+use crate::auth::KeyCache;
+use crate::rate_limit::{RateLimitConfig, RateLimits};
+use crate::usage::UsageRecorder;
+
+/// Settings of the HTTP layer.
+#[derive(Debug, Clone)]
+pub struct ApiConfig {
+    /// Where a free-plan caller is sent to upgrade (`upgrade_url`).
+    pub upgrade_url: String,
+    /// How long tracking lasts.
+    pub tracking_window: Duration,
+    /// Credits charged per newly tracked video.
+    pub credits_per_video: i64,
+    /// How long a verified API key is trusted without asking the database
+    /// (a revoked key stops working within this time).
+    pub key_cache_ttl: StdDuration,
+    /// Rate limits per API key.
+    pub rate_limits: RateLimitConfig,
+    /// Videos per page of a trend search.
+    pub trend_page_size: usize,
+}
+
+impl Default for ApiConfig {
+    fn default() -> Self {
+        Self {
+            upgrade_url: "https://vidpulse.example/upgrade".into(),
+            tracking_window: Duration::days(30),
+            credits_per_video: 30,
+            key_cache_ttl: StdDuration::from_secs(30),
+            rate_limits: RateLimitConfig::default(),
+            trend_page_size: 20,
+        }
+    }
+}
+
+/// Shared state of the HTTP server; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    /// The store.
+    pub store: Arc<dyn Store>,
+    /// The clock.
+    pub clock: Arc<dyn Clock>,
+    /// Short-link resolution.
+    pub resolver: ShortLinkResolver,
+    /// The platform source (trend search).
+    pub source: Arc<dyn Source>,
+    /// Settings.
+    pub config: Arc<ApiConfig>,
+    /// Per-key rate limits.
+    pub limits: Arc<RateLimits>,
+    /// Request counters, flushed in batches.
+    pub usage: UsageRecorder,
+    /// Recently verified API keys.
+    pub keys: KeyCache,
+    /// Wakes the refresh worker when videos are tracked.
+    pub refresh_wake: Arc<Notify>,
+}
+
+impl AppState {
+    /// State over `store`, reading time from `clock`.
+    pub fn new(
+        store: Arc<dyn Store>,
+        clock: Arc<dyn Clock>,
+        source: Arc<dyn Source>,
+        resolver: ShortLinkResolver,
+        config: ApiConfig,
+        refresh_wake: Arc<Notify>,
+    ) -> Self {
+        Self {
+            usage: UsageRecorder::new(store.clone()),
+            keys: KeyCache::new(config.key_cache_ttl),
+            limits: Arc::new(RateLimits::new(&config.rate_limits)),
+            config: Arc::new(config),
+            store,
+            clock,
+            source,
+            resolver,
+            refresh_wake,
+        }
+    }
+}

@@ -1,0 +1,16 @@
+//! The public API, `/v1` (spec: public-api-v1.md).
+
+use utoipa_axum::router::OpenApiRouter;
+
+use crate::state::AppState;
+
+pub mod account;
+pub mod trends;
+pub mod videos;
+
+/// Every `/v1` route.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .merge(videos::router())
+        .merge(account::router())
+}

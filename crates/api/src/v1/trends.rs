@@ -1,0 +1,314 @@
+//! Trend search (spec: public-api-v1.md, GET /v1/trends/search).
+//!
+//! Paid plans only, with a monthly number of searches per plan. A search is
+//! charged 1 credit when it succeeds: the charge is reserved inside the
+//! monthly cap before the upstream call and refunded if the call fails, so
+//! concurrent searches can never exceed the cap and a failure costs nothing.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
+use serde::Serialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use vidpulse_domain::Platform;
+use vidpulse_platforms::{SourceError, TrendQuery, TrendVideo};
+use vidpulse_store::{CappedCharge, Charge};
+
+use crate::auth::ApiKeyAuth;
+use crate::envelope::{Envelope, Meta, ok};
+use crate::error::{ApiError, ErrorCode};
+use crate::extract::QueryParams;
+use crate::middleware::RequestContext;
+use crate::state::AppState;
+
+/// Longest keyword, in characters.
+pub const KEYWORD_MAX_CHARS: usize = 100;
+/// Longest cursor accepted.
+const CURSOR_MAX_LEN: usize = 1000;
+/// Largest `days`.
+const DAYS_MAX: u32 = 3650;
+
+/// The trend routes.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(search))
+}
+
+/// Counters of a trend video; `null` when the platform does not say.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TrendStats {
+    /// Plays (views).
+    pub plays: Option<i64>,
+    /// Likes.
+    pub likes: Option<i64>,
+    /// Comments.
+    pub comments: Option<i64>,
+    /// Shares.
+    pub shares: Option<i64>,
+}
+
+/// The author of a trend video.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TrendAuthor {
+    /// Handle or channel name.
+    pub username: Option<String>,
+    /// Avatar URL.
+    pub cover: Option<String>,
+}
+
+/// A video found by a trend search.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TrendVideoView {
+    /// The platform's id.
+    pub id: String,
+    /// Page URL.
+    pub url: String,
+    /// Cover image URL.
+    pub cover: Option<String>,
+    /// Counters.
+    pub stats: TrendStats,
+    /// Author.
+    pub author: TrendAuthor,
+}
+
+impl From<TrendVideo> for TrendVideoView {
+    fn from(v: TrendVideo) -> Self {
+        Self {
+            id: v.id,
+            url: v.url,
+            cover: v.cover,
+            stats: TrendStats {
+                plays: v.plays,
+                likes: v.likes,
+                comments: v.comments,
+                shares: v.shares,
+            },
+            author: TrendAuthor {
+                username: v.author_username,
+                cover: v.author_cover,
+            },
+        }
+    }
+}
+
+/// `data` of a trend search.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TrendResults {
+    /// The page of videos.
+    pub videos: Vec<TrendVideoView>,
+    /// Pass as `cursor` for the next page; empty on the last page.
+    pub cursor: String,
+    /// Whether another page follows.
+    #[serde(rename = "hasMore")]
+    pub has_more: bool,
+}
+
+/// Start of the month after the one `now` is in (UTC).
+pub fn next_month_start(now: DateTime<Utc>) -> DateTime<Utc> {
+    let (y, m) = if now.month() == 12 {
+        (now.year() + 1, 1)
+    } else {
+        (now.year(), now.month() + 1)
+    };
+    month_start(y, m)
+}
+
+fn month_start(year: i32, month: u32) -> DateTime<Utc> {
+    let day = NaiveDate::from_ymd_opt(year, month, 1).unwrap_or_default();
+    Utc.from_utc_datetime(&day.and_hms_opt(0, 0, 0).unwrap_or_default())
+}
+
+fn parse(q: &QueryParams) -> Result<(Platform, TrendQuery), ApiError> {
+    let keyword = q.get("keyword").map(str::trim).unwrap_or("");
+    if keyword.is_empty() {
+        return Err(ApiError::validation("keyword", "`keyword` is required"));
+    }
+    if keyword.chars().count() > KEYWORD_MAX_CHARS {
+        return Err(ApiError::validation(
+            "keyword",
+            format!("`keyword` must be at most {KEYWORD_MAX_CHARS} characters"),
+        ));
+    }
+    let platform = match q.get("platform") {
+        Some("tiktok") => Platform::TikTok,
+        Some("youtube") => Platform::YouTube,
+        None => {
+            return Err(ApiError::validation(
+                "platform",
+                "`platform` is required: tiktok or youtube",
+            ));
+        }
+        Some(other) => {
+            return Err(ApiError::validation(
+                "platform",
+                format!("`platform` must be tiktok or youtube; got `{other}`"),
+            ));
+        }
+    };
+    let region = match q.get("region") {
+        None | Some("") => None,
+        Some(r) if r.len() == 2 && r.bytes().all(|b| b.is_ascii_alphabetic()) => {
+            Some(r.to_ascii_uppercase())
+        }
+        Some(r) => {
+            return Err(ApiError::validation(
+                "region",
+                format!("`region` must be a two-letter country code; got `{r}`"),
+            ));
+        }
+    };
+    let days = match q.get("days") {
+        None | Some("") => None,
+        Some(d) => Some(
+            d.parse::<u32>()
+                .ok()
+                .filter(|d| *d <= DAYS_MAX)
+                .ok_or_else(|| {
+                    ApiError::validation(
+                        "days",
+                        format!("`days` must be a whole number from 0 to {DAYS_MAX}; got `{d}`"),
+                    )
+                })?,
+        ),
+    };
+    let cursor = match q.get("cursor") {
+        None | Some("") => None,
+        Some(c) if c.len() <= CURSOR_MAX_LEN => Some(c.to_owned()),
+        Some(_) => {
+            return Err(ApiError::validation(
+                "cursor",
+                "`cursor` is not one this service issued",
+            ));
+        }
+    };
+    Ok((
+        platform,
+        TrendQuery {
+            keyword: keyword.to_owned(),
+            region,
+            days,
+            cursor,
+            page_size: 0,
+        },
+    ))
+}
+
+/// Search videos by keyword on TikTok or YouTube. Paid plans; 1 credit per
+/// successful search; monthly limits: pro 1000, business 6000.
+#[utoipa::path(
+    get, path = "/v1/trends/search", tag = "trends",
+    params(
+        ("keyword" = String, Query, description = "Search keyword"),
+        ("platform" = String, Query, description = "tiktok or youtube"),
+        ("cursor" = Option<String>, Query, description = "Pagination cursor from a previous response"),
+        ("region" = Option<String>, Query, description = "Two-letter ISO 3166-1 country code; omit for all regions"),
+        ("days" = Option<u32>, Query, description = "Published within the last N days; 0 or omitted for all time"),
+    ),
+    responses(
+        (status = 200, description = "A page of videos", body = Envelope<TrendResults>),
+        (status = 400, description = "VALIDATION_ERROR"),
+        (status = 401, description = "MISSING_AUTH or AUTHENTICATION_FAILED"),
+        (status = 402, description = "PAID_PLAN_REQUIRED (free plan)"),
+        (status = 429, description = "RATE_LIMIT_EXCEEDED: monthly limit; Retry-After gives the start of next month"),
+        (status = 502, description = "EXTERNAL_API_ERROR: the platform failed; nothing charged"),
+    ),
+    security(("api_key" = []))
+)]
+async fn search(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: Result<ApiKeyAuth, ApiError>,
+    q: QueryParams,
+) -> Result<Json<Envelope<TrendResults>>, ApiError> {
+    let auth = auth.map_err(|mut e| {
+        if e.code == ErrorCode::InvalidApiKey {
+            e.code = ErrorCode::AuthenticationFailed;
+            e.message = "Authentication failed: invalid API key".into();
+        }
+        e
+    })?;
+    auth.require_paid_plan(&app.config.upgrade_url)?;
+    let (platform, mut query) = parse(&q)?;
+    query.page_size = app.config.trend_page_size;
+    let limit = auth.org.plan.monthly_trend_searches().unwrap_or(0);
+
+    let now = app.clock.now();
+    let charge = Charge {
+        organization_id: auth.org.id,
+        api_key_id: Some(auth.key_id),
+        request_id: ctx.id.clone(),
+        amount: 1,
+        reason: "trend_search",
+        subject: Some(format!("{platform}:{}", query.keyword)),
+        at: now,
+    };
+    let ledger_id = match app
+        .store
+        .charge_within_cap(&charge, month_start(now.year(), now.month()), limit)
+        .await?
+    {
+        CappedCharge::Charged(id) => id,
+        CappedCharge::CapReached(used) => {
+            let reset = next_month_start(now);
+            let wait = (reset - now).num_seconds().max(1) as u64;
+            return Err(ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                ErrorCode::RateLimitExceeded,
+                format!(
+                    "Monthly trend search limit reached: the {} plan allows {limit} searches a month ({used} used); it resets at {}",
+                    auth.org.plan,
+                    reset.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                ),
+            )
+            .with_retry_after(wait));
+        }
+    };
+    let page = match app.source.search_trends(platform, &query).await {
+        Ok(page) => page,
+        Err(e) => {
+            if let Err(refund) = app.store.refund(ledger_id).await {
+                tracing::error!(error = %refund, ledger_id, "could not refund a failed trend search");
+            }
+            return Err(match e {
+                SourceError::Permanent(msg) if msg.contains("cursor") => ApiError::validation(
+                    "cursor",
+                    "`cursor` is not one this service issued for this search",
+                ),
+                other => {
+                    tracing::warn!(%platform, error = %other, "trend search upstream failed");
+                    ApiError::new(
+                        StatusCode::BAD_GATEWAY,
+                        ErrorCode::ExternalApiError,
+                        format!("The {} search failed: {other}", platform.display_name()),
+                    )
+                }
+            });
+        }
+    };
+    let data = TrendResults {
+        videos: page.videos.into_iter().map(TrendVideoView::from).collect(),
+        cursor: page.cursor.unwrap_or_default(),
+        has_more: page.has_more,
+    };
+    Ok(ok(data, Meta::of(&ctx).with_credits(1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_month_wraps_the_year() {
+        let at = |y, m, d| Utc.with_ymd_and_hms(y, m, d, 13, 5, 0).unwrap();
+        assert_eq!(
+            next_month_start(at(2026, 11, 22)),
+            Utc.with_ymd_and_hms(2026, 12, 1, 0, 0, 0).unwrap()
+        );
+        assert_eq!(
+            next_month_start(at(2026, 12, 31)),
+            Utc.with_ymd_and_hms(2027, 1, 1, 0, 0, 0).unwrap()
+        );
+    }
+}

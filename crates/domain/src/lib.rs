@@ -1,0 +1,22 @@
+//! Pure types and rules of vidpulse, with no IO: platforms and their URLs,
+//! counters, plans and quotas, the refresh schedule, PATCH validation and API
+//! key secrets. Everything above this crate trusts these types.
+#![warn(missing_docs)]
+
+pub mod api_key;
+pub mod clock;
+pub mod identity;
+pub mod ids;
+pub mod metrics;
+pub mod patch;
+pub mod plan;
+pub mod platform;
+pub mod schedule;
+pub mod video_url;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use ids::{ApiKeyId, OrgId, UserId, VideoId};
+pub use metrics::{Counters, Observation, ObservationSource};
+pub use plan::Plan;
+pub use platform::Platform;
+pub use video_url::{ParsedUrl, ShortLink, VideoRef, parse_video_url};

@@ -1,0 +1,217 @@
+//! The trait every platform adapter implements, and what it returns.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use vidpulse_domain::{Counters, ObservationSource, Platform};
+
+use crate::http::UpstreamSnapshot;
+
+/// What the platform says about a video besides its counters. Every field is
+/// `None` when the platform does not say.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VideoMeta {
+    /// Title or caption.
+    pub title: Option<String>,
+    /// Thumbnail (cover) image URL.
+    pub thumbnail_url: Option<String>,
+    /// The author's handle, without `@`.
+    pub author_username: Option<String>,
+    /// The author's display name.
+    pub author_display_name: Option<String>,
+    /// When the video was published.
+    pub published_at: Option<DateTime<Utc>>,
+    /// The canonical page URL, when the platform gives one.
+    pub canonical_url: Option<String>,
+}
+
+/// One successful reading of a video.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VideoSnapshot {
+    /// The counters read.
+    pub counters: Counters,
+    /// The metadata read alongside.
+    pub meta: VideoMeta,
+    /// Which adapter produced the reading.
+    pub source: ObservationSource,
+}
+
+/// The outcome of reading one video.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadOutcome {
+    /// The video was read.
+    Found(VideoSnapshot),
+    /// The platform reports the video removed or private: stop refreshing it.
+    Gone {
+        /// What the platform said.
+        reason: String,
+    },
+    /// The read failed; see [`SourceError::is_transient`] for whether to retry.
+    Failed(SourceError),
+}
+
+/// Why a call to a platform failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SourceError {
+    /// Worth retrying later: timeouts, 5xx, rate limits, network errors, an
+    /// open circuit breaker, a daily quota used up until its reset.
+    #[error("temporary upstream failure: {0}")]
+    Transient(String),
+    /// Not worth retrying as is: bad credentials, a malformed request or answer.
+    #[error("upstream failure: {0}")]
+    Permanent(String),
+    /// The thing asked for does not exist on the platform (an unknown username).
+    #[error("not found on the platform: {0}")]
+    NotFound(String),
+    /// This source cannot serve the platform or operation.
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+impl SourceError {
+    /// Whether retrying the same call later may succeed.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, SourceError::Transient(_))
+    }
+}
+
+/// A creator's account on a platform.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Channel {
+    /// Platform.
+    pub platform: Platform,
+    /// The platform's id of the account (YouTube `UC…`, TikTok user id or
+    /// secUid, Instagram user id); the username when the platform gives none.
+    pub channel_id: String,
+    /// The handle, without `@`, as the platform spells it.
+    pub username: String,
+    /// Display name.
+    pub display_name: Option<String>,
+    /// Avatar image URL.
+    pub avatar_url: Option<String>,
+    /// Followers (subscribers); `None` when the platform does not say.
+    pub follower_count: Option<i64>,
+}
+
+/// A video in a channel's listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChannelVideo {
+    /// The platform's id of the video.
+    pub external_id: String,
+    /// Its canonical page URL.
+    pub canonical_url: String,
+    /// When it was published, when the listing says.
+    pub published_at: Option<DateTime<Utc>>,
+    /// Title or caption, when the listing says.
+    pub title: Option<String>,
+}
+
+/// A trend search (spec: GET /v1/trends/search).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrendQuery {
+    /// The keyword.
+    pub keyword: String,
+    /// Two-letter ISO 3166-1 country code, upper case; `None` for all regions.
+    pub region: Option<String>,
+    /// Published within the last N days; `None` or `Some(0)` for all time.
+    pub days: Option<u32>,
+    /// The opaque cursor of the previous page.
+    pub cursor: Option<String>,
+    /// Videos per page.
+    pub page_size: usize,
+}
+
+/// A video found by a trend search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrendVideo {
+    /// The platform's id of the video.
+    pub id: String,
+    /// Its page URL.
+    pub url: String,
+    /// Cover image URL.
+    pub cover: Option<String>,
+    /// Plays (views).
+    pub plays: Option<i64>,
+    /// Likes.
+    pub likes: Option<i64>,
+    /// Comments.
+    pub comments: Option<i64>,
+    /// Shares.
+    pub shares: Option<i64>,
+    /// The author's handle.
+    pub author_username: Option<String>,
+    /// The author's avatar URL.
+    pub author_cover: Option<String>,
+}
+
+/// A page of trend search results.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrendPage {
+    /// The videos.
+    pub videos: Vec<TrendVideo>,
+    /// The cursor of the next page; `None` on the last page.
+    pub cursor: Option<String>,
+    /// Whether another page follows.
+    pub has_more: bool,
+}
+
+/// A platform data source. Every operation but [`Source::read_videos`] has a
+/// default that answers [`SourceError::Unsupported`].
+#[async_trait]
+pub trait Source: Send + Sync + std::fmt::Debug {
+    /// The largest number of ids one [`Source::read_videos`] call takes for
+    /// `platform` (YouTube's videos.list takes 50).
+    fn max_batch(&self, platform: Platform) -> usize;
+
+    /// Reads many videos of one platform by external id. The answer has one
+    /// entry per requested id, in request order. An `Err` means the whole
+    /// call failed and no id was read.
+    async fn read_videos(
+        &self,
+        platform: Platform,
+        external_ids: &[String],
+    ) -> Result<Vec<(String, ReadOutcome)>, SourceError>;
+
+    /// Finds a creator's account by username (without `@`).
+    async fn resolve_channel(
+        &self,
+        platform: Platform,
+        username: &str,
+    ) -> Result<Channel, SourceError> {
+        let _ = username;
+        Err(SourceError::Unsupported(format!(
+            "resolving {} channels is not supported by this source",
+            platform.display_name()
+        )))
+    }
+
+    /// The channel's most recent videos, newest first, at most `limit`.
+    async fn recent_videos(
+        &self,
+        channel: &Channel,
+        limit: usize,
+    ) -> Result<Vec<ChannelVideo>, SourceError> {
+        let _ = limit;
+        Err(SourceError::Unsupported(format!(
+            "listing {} channel videos is not supported by this source",
+            channel.platform.display_name()
+        )))
+    }
+
+    /// Searches videos by keyword.
+    async fn search_trends(
+        &self,
+        platform: Platform,
+        query: &TrendQuery,
+    ) -> Result<TrendPage, SourceError> {
+        let _ = query;
+        Err(SourceError::Unsupported(format!(
+            "trend search on {} is not supported by this source",
+            platform.display_name()
+        )))
+    }
+
+    /// Call, failure and quota counters of the upstreams behind this source.
+    fn upstream_stats(&self) -> Vec<UpstreamSnapshot> {
+        Vec::new()
+    }
+}

@@ -1,0 +1,1003 @@
+//! The yt-dlp adapter: video statistics of TikTok, YouTube and Instagram read
+//! by running [yt-dlp](https://github.com/yt-dlp/yt-dlp) (upstreams/README.md §5, §7).
+//!
+//! It covers reading videos by id on all three platforms, resolving TikTok and
+//! YouTube creators and listing their recent videos. It has no keyword search
+//! and no Instagram profiles (yt-dlp's profile extractor does not work).
+//!
+//! yt-dlp is a Python program that keeps up with the platforms' page changes
+//! far faster than any client we could write, so it runs as a subprocess: one
+//! URL per call, no shell, the URL after `--`, stdin closed, stdout capped,
+//! a timeout per call that kills the child, and a semaphore bounding how many
+//! run at once across the whole source.
+//!
+//! Failures: a missing binary fails the whole call with
+//! [`SourceError::Unsupported`] (see [`YtDlpSource::probe`]); everything else
+//! is per video. Exit 1 prints `ERROR: [extractor] id: message` on stderr:
+//! YouTube's "removed"/"private" messages are reliable and mean
+//! [`ReadOutcome::Gone`]; TikTok's and Instagram's are not (status codes move
+//! around, logged-out reads get blocked), so they are transient failures the
+//! service gives up on after a few in a row. Rate limits, login walls, bot
+//! checks, timeouts and unreadable output are transient; exit 2 (bad options)
+//! is permanent.
+
+use std::ffi::OsString;
+use std::io::ErrorKind;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use serde_json::{Map, Value};
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::Command;
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+use vidpulse_domain::video_url::canonical_url;
+use vidpulse_domain::{Counters, ObservationSource, Platform};
+
+use crate::http::UpstreamSnapshot;
+use crate::source::{
+    Channel, ChannelVideo, ReadOutcome, Source, SourceError, TrendPage, TrendQuery, VideoMeta,
+    VideoSnapshot,
+};
+
+/// The most stdout read from one call; more is "unexpected output".
+const MAX_STDOUT: usize = 16 * 1024 * 1024;
+/// The most stderr kept from one call (the rest is read and dropped).
+const MAX_STDERR: usize = 64 * 1024;
+/// Ids read per [`Source::read_videos`] call (each is its own subprocess).
+const MAX_BATCH: usize = 10;
+/// The longest error message passed on.
+const MAX_MESSAGE: usize = 400;
+const INSTALL_HINT: &str = "install it with `pip install yt-dlp curl_cffi` \
+    or set VIDPULSE_YTDLP_PATH to its location";
+
+/// How to run yt-dlp.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct YtDlpConfig {
+    /// The executable: a path, or a name looked up on `PATH` (default `yt-dlp`).
+    pub path: PathBuf,
+    /// The longest one call may run before it is killed (default 60 s).
+    pub timeout: Duration,
+    /// How many yt-dlp processes may run at once (default 4; 0 counts as 1).
+    pub concurrency: usize,
+    /// yt-dlp's `--socket-timeout`, in seconds (default 15).
+    pub socket_timeout_secs: u32,
+    /// A Netscape cookies file passed as `--cookies` (helps with Instagram).
+    pub cookies_file: Option<PathBuf>,
+}
+
+impl Default for YtDlpConfig {
+    fn default() -> Self {
+        Self {
+            path: PathBuf::from("yt-dlp"),
+            timeout: Duration::from_secs(60),
+            concurrency: 4,
+            socket_timeout_secs: 15,
+            cookies_file: None,
+        }
+    }
+}
+
+/// A [`Source`] that runs yt-dlp. Clones share the concurrency bound and counters.
+#[derive(Debug, Clone)]
+pub struct YtDlpSource {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    config: YtDlpConfig,
+    permits: Semaphore,
+    calls: AtomicU64,
+    failures: AtomicU64,
+}
+
+/// What one finished yt-dlp process left.
+struct RunOutput {
+    /// The exit code; `None` when killed by a signal.
+    code: Option<i32>,
+    stdout: Vec<u8>,
+    /// Whether stdout went past [`MAX_STDOUT`] (the child was then killed).
+    stdout_overflow: bool,
+    stderr: String,
+}
+
+/// Why a yt-dlp process gave no [`RunOutput`].
+enum RunError {
+    /// No usable yt-dlp at the configured path: the whole call fails.
+    Missing(String),
+    /// Anything else (spawn failure, I/O error, timeout): this item fails.
+    Failed(SourceError),
+}
+
+impl From<RunError> for SourceError {
+    fn from(e: RunError) -> Self {
+        match e {
+            RunError::Missing(m) => SourceError::Unsupported(m),
+            RunError::Failed(e) => e,
+        }
+    }
+}
+
+fn transient(message: impl Into<String>) -> SourceError {
+    SourceError::Transient(message.into())
+}
+
+fn unexpected_output() -> SourceError {
+    transient("unexpected yt-dlp output")
+}
+
+impl YtDlpSource {
+    /// A source running yt-dlp as `config` says. Nothing is run until asked.
+    pub fn new(config: YtDlpConfig) -> Self {
+        let permits = Semaphore::new(config.concurrency.max(1));
+        let (calls, failures) = (AtomicU64::new(0), AtomicU64::new(0));
+        let inner = Inner {
+            config,
+            permits,
+            calls,
+            failures,
+        };
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Runs `yt-dlp --version` and returns the version, for the start-up
+    /// report. A missing or broken yt-dlp is [`SourceError::Unsupported`]
+    /// saying how to install it; a hang is [`SourceError::Transient`].
+    pub async fn probe(&self) -> Result<String, SourceError> {
+        let out = self.inner.run(vec!["--version".into()]).await?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let version = stdout.lines().next().unwrap_or("").trim();
+        if out.code != Some(0) || version.is_empty() || version.len() > 64 {
+            return Err(SourceError::Unsupported(format!(
+                "`{} --version` failed ({}); reinstall yt-dlp: {INSTALL_HINT}",
+                self.inner.config.path.display(),
+                error_message(&out)
+            )));
+        }
+        Ok(version.to_owned())
+    }
+
+    /// Runs a channel listing; a failure becomes the call's error.
+    async fn run_channel(&self, extra: &[&str], url: &str) -> Result<RunOutput, SourceError> {
+        let out = self.inner.run(self.inner.args(extra, url)).await?;
+        if out.stdout_overflow {
+            return Err(unexpected_output());
+        } else if out.code == Some(0) {
+            return Ok(out);
+        }
+        let message = error_message(&out);
+        Err(if out.code == Some(2) {
+            SourceError::Permanent(format!("yt-dlp rejected its arguments: {message}"))
+        } else if matches_any(&message.to_ascii_lowercase(), NOT_FOUND) {
+            SourceError::NotFound(message)
+        } else {
+            transient(message)
+        })
+    }
+}
+
+impl Inner {
+    /// `extra`, the common options, `--`, then `url`.
+    fn args(&self, extra: &[&str], url: &str) -> Vec<OsString> {
+        let mut args: Vec<OsString> = extra.iter().map(OsString::from).collect();
+        let timeout = self.config.socket_timeout_secs.to_string();
+        args.extend(["--no-warnings", "--socket-timeout", &timeout].map(OsString::from));
+        if let Some(cookies) = &self.config.cookies_file {
+            args.extend(["--cookies".into(), cookies.into()]);
+        }
+        args.extend(["--".into(), url.into()]);
+        args
+    }
+
+    /// Runs yt-dlp once, within the concurrency bound and the timeout.
+    async fn run(&self, args: Vec<OsString>) -> Result<RunOutput, RunError> {
+        let closed = |_| RunError::Failed(transient("yt-dlp is shutting down"));
+        let _permit = self.permits.acquire().await.map_err(closed)?;
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        let result = self.spawn_and_wait(args).await;
+        if !matches!(&result, Ok(out) if out.code == Some(0)) {
+            self.failures.fetch_add(1, Ordering::Relaxed);
+        }
+        result
+    }
+
+    async fn spawn_and_wait(&self, args: Vec<OsString>) -> Result<RunOutput, RunError> {
+        let path = self.config.path.display();
+        let mut command = Command::new(&self.config.path);
+        command
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| match e.kind() {
+                ErrorKind::NotFound => RunError::Missing(format!(
+                    "yt-dlp is not installed at `{path}`: {INSTALL_HINT}"
+                )),
+                ErrorKind::PermissionDenied => RunError::Missing(format!(
+                    "yt-dlp at `{path}` is not executable: {INSTALL_HINT}"
+                )),
+                _ => RunError::Failed(transient(format!("cannot start yt-dlp at `{path}`: {e}"))),
+            })?;
+        let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+            return Err(RunError::Failed(transient("yt-dlp pipes missing")));
+        };
+        let io = async {
+            let out = async {
+                let read = read_capped(stdout, MAX_STDOUT, true).await;
+                if matches!(read, Ok((_, true))) {
+                    // Too much output: stop the child rather than drain it.
+                    let _ = child.start_kill();
+                }
+                read
+            };
+            let (out, err) = tokio::join!(out, read_capped(stderr, MAX_STDERR, false));
+            let status = child.wait().await?;
+            let ((stdout, stdout_overflow), (stderr, _)) = (out?, err?);
+            let stderr = String::from_utf8_lossy(&stderr).into_owned();
+            Ok::<_, std::io::Error>(RunOutput {
+                code: status.code(),
+                stdout,
+                stdout_overflow,
+                stderr,
+            })
+        };
+        match tokio::time::timeout(self.config.timeout, io).await {
+            Ok(Ok(out)) => Ok(out),
+            Ok(Err(e)) => Err(RunError::Failed(transient(format!(
+                "reading yt-dlp output failed: {e}"
+            )))),
+            Err(_) => {
+                let _ = child.start_kill();
+                let _ = child.wait().await;
+                let timeout = self.config.timeout;
+                Err(RunError::Failed(transient(format!(
+                    "yt-dlp timed out after {timeout:?} and was killed"
+                ))))
+            }
+        }
+    }
+
+    /// Reads one video; `Err` only when yt-dlp is missing.
+    async fn read_one(&self, platform: Platform, id: &str) -> Result<ReadOutcome, SourceError> {
+        if !is_name(id, b"-_") {
+            let name = platform.display_name();
+            let e = SourceError::Permanent(format!("invalid {name} video id `{}`", clip(id)));
+            return Ok(ReadOutcome::Failed(e));
+        }
+        let url = canonical_url(platform, id, None);
+        let mut extra = vec!["-j", "--skip-download", "--no-playlist"];
+        if platform == Platform::Instagram {
+            // Keeps the metadata of image posts; it would also hide YouTube's
+            // "Video unavailable", hence Instagram only (README §5).
+            extra.push("--ignore-no-formats-error");
+        }
+        let out = match self.run(self.args(&extra, &url)).await {
+            Ok(out) => out,
+            Err(RunError::Missing(m)) => return Err(SourceError::Unsupported(m)),
+            Err(RunError::Failed(e)) => return Ok(ReadOutcome::Failed(e)),
+        };
+        if out.stdout_overflow {
+            return Ok(ReadOutcome::Failed(unexpected_output()));
+        } else if out.code != Some(0) {
+            return Ok(classify_video_error(
+                platform,
+                out.code,
+                &error_message(&out),
+            ));
+        }
+        // A carousel prints one line per item: the first stands for the post.
+        let first = lines(&out).next().and_then(parse_object);
+        Ok(match first {
+            Some(obj) => ReadOutcome::Found(snapshot(platform, &obj, url)),
+            None => ReadOutcome::Failed(unexpected_output()),
+        })
+    }
+}
+
+#[async_trait]
+impl Source for YtDlpSource {
+    fn max_batch(&self, _platform: Platform) -> usize {
+        MAX_BATCH
+    }
+
+    async fn read_videos(
+        &self,
+        platform: Platform,
+        external_ids: &[String],
+    ) -> Result<Vec<(String, ReadOutcome)>, SourceError> {
+        let mut tasks = JoinSet::new();
+        for (index, id) in external_ids.iter().enumerate() {
+            let (inner, id) = (Arc::clone(&self.inner), id.clone());
+            tasks.spawn(async move { (index, inner.read_one(platform, &id).await) });
+        }
+        let lost = ReadOutcome::Failed(transient("yt-dlp task failed"));
+        let mut answers: Vec<_> = external_ids
+            .iter()
+            .map(|id| (id.clone(), lost.clone()))
+            .collect();
+        while let Some(joined) = tasks.join_next().await {
+            match joined {
+                // Dropping `tasks` aborts the other calls and kills their children.
+                Ok((_, Err(e))) => return Err(e),
+                Ok((index, Ok(outcome))) => {
+                    if let Some(slot) = answers.get_mut(index) {
+                        slot.1 = outcome;
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "a yt-dlp task did not finish"),
+            }
+        }
+        Ok(answers)
+    }
+
+    async fn resolve_channel(
+        &self,
+        platform: Platform,
+        username: &str,
+    ) -> Result<Channel, SourceError> {
+        let handle = valid_username(platform, username)?;
+        let url = profile_url(platform, handle)?;
+        let out = self
+            .run_channel(&["-J", "--flat-playlist", "-I", "0"], &url)
+            .await?;
+        let obj = lines(&out).next().and_then(parse_object);
+        let obj = obj.ok_or_else(unexpected_output)?;
+        // TikTok: playlist id = secUid, title = handle; YouTube: channel fields.
+        let (id_keys, name_key) = match platform {
+            Platform::YouTube => (["channel_id", "id"], "uploader_id"),
+            _ => (["id", "channel_id"], "title"),
+        };
+        let channel_id = id_keys
+            .iter()
+            .find_map(|k| text(&obj, k))
+            .ok_or_else(unexpected_output)?;
+        let username = text(&obj, name_key)
+            .map(|u| u.trim_start_matches('@').to_owned())
+            .filter(|u| is_name(u, b"-_."))
+            .unwrap_or_else(|| handle.to_owned());
+        Ok(Channel {
+            platform,
+            channel_id,
+            username,
+            display_name: text(&obj, "channel"),
+            avatar_url: avatar(&obj),
+            // yt-dlp gives no TikTok followers.
+            follower_count: count(&obj, "channel_follower_count")
+                .filter(|_| platform == Platform::YouTube),
+        })
+    }
+
+    async fn recent_videos(
+        &self,
+        channel: &Channel,
+        limit: usize,
+    ) -> Result<Vec<ChannelVideo>, SourceError> {
+        let platform = channel.platform;
+        let handle = valid_username(platform, &channel.username)?;
+        let url = profile_url(platform, handle)?;
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let range = format!("1:{limit}");
+        let out = self
+            .run_channel(&["-j", "--flat-playlist", "-I", &range], &url)
+            .await?;
+        let rows: Vec<&[u8]> = lines(&out).collect();
+        let video = |obj: Map<String, Value>| {
+            let id = text(&obj, "id").filter(|id| is_name(id, b"-_"))?;
+            Some(ChannelVideo {
+                canonical_url: canonical_url(platform, &id, Some(handle)),
+                published_at: timestamp(&obj),
+                title: text(&obj, "title").or_else(|| text(&obj, "description")),
+                external_id: id,
+            })
+        };
+        let videos: Vec<_> = rows
+            .iter()
+            .filter_map(|l| parse_object(l))
+            .filter_map(video)
+            .take(limit)
+            .collect();
+        if videos.is_empty() && !rows.is_empty() {
+            return Err(unexpected_output());
+        }
+        Ok(videos)
+    }
+
+    async fn search_trends(
+        &self,
+        platform: Platform,
+        _query: &TrendQuery,
+    ) -> Result<TrendPage, SourceError> {
+        let name = platform.display_name();
+        Err(SourceError::Unsupported(format!(
+            "trend search on {name} is not available through yt-dlp"
+        )))
+    }
+
+    fn upstream_stats(&self) -> Vec<UpstreamSnapshot> {
+        vec![UpstreamSnapshot {
+            name: "yt_dlp",
+            calls: self.inner.calls.load(Ordering::Relaxed),
+            failures: self.inner.failures.load(Ordering::Relaxed),
+            quota_used: 0,
+            quota_limit: None,
+            circuit_open: false,
+        }]
+    }
+}
+
+// Patterns matched in the lowercased message, `|`-separated (README §5).
+/// YouTube: gone for good (YouTube's messages are reliable).
+const YOUTUBE_GONE: &str = "video unavailable|removed by the uploader|private video|\
+    this video has been removed|account associated with this video has been terminated";
+/// YouTube: starts like "Video unavailable" but is a block, not a removal.
+const YOUTUBE_NOT_GONE: &str = "try again later|country|sign in to confirm|rate-limit|rate limit";
+/// TikTok and Instagram: may mean removed or private, but not reliably.
+const MAYBE_GONE: &str = "video not available|do not have permission to view this post|\
+    this content is only available|there is no video in this post|this post is unavailable";
+/// A channel that does not exist.
+const NOT_FOUND: &str =
+    "unable to find|does not exist|http error 404|404: not found|couldn't find this account";
+/// A blocked or throttled client.
+const THROTTLED: &str = "rate-limit|rate limit|too many requests|http error 429|blocked|captcha|\
+    login|log in|sign in to confirm|not a bot";
+
+fn matches_any(lower: &str, patterns: &str) -> bool {
+    patterns.split('|').any(|p| lower.contains(p))
+}
+
+/// Classifies a yt-dlp exit other than 0 for one video (README §5).
+fn classify_video_error(platform: Platform, code: Option<i32>, message: &str) -> ReadOutcome {
+    let lower = message.to_ascii_lowercase();
+    let has = |patterns| matches_any(&lower, patterns);
+    ReadOutcome::Failed(if code == Some(2) {
+        SourceError::Permanent(format!("yt-dlp rejected its arguments: {message}"))
+    } else if platform == Platform::YouTube && has(YOUTUBE_GONE) && !has(YOUTUBE_NOT_GONE) {
+        return ReadOutcome::Gone {
+            reason: message.to_owned(),
+        };
+    } else if platform != Platform::YouTube && has(MAYBE_GONE) {
+        transient(format!("possibly removed or private: {message}"))
+    } else if has(THROTTLED) {
+        transient(format!("blocked or rate-limited: {message}"))
+    } else {
+        transient(message)
+    })
+}
+
+/// The error message of a failed run: the `ERROR:` line without its
+/// `[extractor] id: ` prefix, else the last stderr line, else the exit code.
+fn error_message(out: &RunOutput) -> String {
+    let lines: Vec<&str> = out
+        .stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let message = match lines.iter().find_map(|l| l.strip_prefix("ERROR:")) {
+        Some(error) => {
+            let mut m = error.trim();
+            if let Some((_, rest)) = m.strip_prefix('[').and_then(|r| r.split_once("] ")) {
+                m = rest;
+                if let Some((id, rest)) = m.split_once(": ")
+                    && !id.contains(' ')
+                {
+                    m = rest;
+                }
+            }
+            m.to_owned()
+        }
+        None => match (lines.last(), out.code) {
+            (Some(last), _) => (*last).to_owned(),
+            (None, Some(code)) => format!("yt-dlp exited with code {code}"),
+            (None, None) => "yt-dlp was killed by a signal".to_owned(),
+        },
+    };
+    clip(&message)
+}
+
+/// The non-empty lines of stdout.
+fn lines(out: &RunOutput) -> impl Iterator<Item = &[u8]> {
+    out.stdout
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.trim_ascii().is_empty())
+}
+
+fn parse_object(bytes: &[u8]) -> Option<Map<String, Value>> {
+    match serde_json::from_slice(bytes) {
+        Ok(Value::Object(obj)) => Some(obj),
+        _ => None,
+    }
+}
+
+/// Maps one video's JSON (README §5, §6); `requested` is the URL asked for.
+fn snapshot(platform: Platform, obj: &Map<String, Value>, requested: String) -> VideoSnapshot {
+    let tiktok = platform == Platform::TikTok;
+    let title = || text(obj, "title").or_else(|| text(obj, "description"));
+    let (title, author, display) = match platform {
+        Platform::TikTok => (title(), text(obj, "uploader"), text(obj, "channel")),
+        Platform::YouTube => {
+            let handle = text(obj, "uploader_id").map(|u| u.trim_start_matches('@').to_owned());
+            (
+                title(),
+                handle.filter(|h| !h.is_empty()),
+                text(obj, "channel"),
+            )
+        }
+        // The title is "Video by {username}"; the caption is the description.
+        Platform::Instagram => {
+            let caption = text(obj, "description").or_else(|| text(obj, "title"));
+            (caption, text(obj, "channel"), text(obj, "uploader"))
+        }
+    };
+    VideoSnapshot {
+        counters: Counters {
+            views: count(obj, "view_count"),
+            likes: count(obj, "like_count"),
+            comments: count(obj, "comment_count"),
+            reposts: count(obj, "repost_count").filter(|_| tiktok),
+            saves: count(obj, "save_count").filter(|_| tiktok),
+        },
+        meta: VideoMeta {
+            title,
+            thumbnail_url: text(obj, "thumbnail"),
+            author_username: author,
+            author_display_name: display,
+            published_at: timestamp(obj),
+            canonical_url: Some(text(obj, "webpage_url").unwrap_or(requested)),
+        },
+        source: ObservationSource::YtDlp,
+    }
+}
+
+/// A non-empty string value.
+fn text(obj: &Map<String, Value>, key: &str) -> Option<String> {
+    let s = obj.get(key)?.as_str()?.trim();
+    (!s.is_empty()).then(|| s.to_owned())
+}
+
+/// A non-negative integer (integral floats accepted); null, absent or odd is `None`.
+fn count(obj: &Map<String, Value>, key: &str) -> Option<i64> {
+    let v = obj.get(key)?;
+    let float = || {
+        v.as_f64()
+            .filter(|f| f.fract() == 0.0 && (0.0..9.0e18).contains(f))
+    };
+    v.as_i64()
+        .or_else(|| float().map(|f| f as i64))
+        .filter(|n| *n >= 0)
+}
+
+fn timestamp(obj: &Map<String, Value>) -> Option<DateTime<Utc>> {
+    DateTime::from_timestamp(obj.get("timestamp")?.as_i64()?, 0)
+}
+
+/// The channel avatar among the playlist's thumbnails (YouTube names it `avatar_*`).
+fn avatar(obj: &Map<String, Value>) -> Option<String> {
+    let thumbs = obj.get("thumbnails")?.as_array()?;
+    let with_id = |want: &str| {
+        let mut all = thumbs.iter().filter_map(Value::as_object);
+        all.find(|t| {
+            t.get("id")
+                .and_then(Value::as_str)
+                .is_some_and(|id| id.contains(want))
+        })
+        .and_then(|t| text(t, "url"))
+    };
+    with_id("avatar_uncropped").or_else(|| with_id("avatar"))
+}
+
+/// Ids and handles go into URLs: ASCII letters, digits and `extra` only.
+fn is_name(s: &str, extra: &[u8]) -> bool {
+    let ok = |b: u8| b.is_ascii_alphanumeric() || extra.contains(&b);
+    (1..=64).contains(&s.len()) && s.bytes().all(ok)
+}
+
+/// The username without `@`, or `NotFound` when no account can have it.
+fn valid_username(platform: Platform, username: &str) -> Result<&str, SourceError> {
+    let handle = username.trim().trim_start_matches('@');
+    if is_name(handle, b"-_.") {
+        return Ok(handle);
+    }
+    let name = platform.display_name();
+    Err(SourceError::NotFound(format!(
+        "`{}` is not a valid {name} username",
+        clip(username)
+    )))
+}
+
+fn profile_url(platform: Platform, handle: &str) -> Result<String, SourceError> {
+    match platform {
+        Platform::TikTok => Ok(format!("https://www.tiktok.com/@{handle}")),
+        Platform::YouTube => Ok(format!("https://www.youtube.com/@{handle}/videos")),
+        Platform::Instagram => Err(SourceError::Unsupported(
+            "Instagram creators are not available through yt-dlp (its profile extractor does not \
+             work); use the Instagram Graph API"
+                .into(),
+        )),
+    }
+}
+
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(MAX_MESSAGE) {
+        Some((end, _)) => format!("{}…", &s[..end]),
+        None => s.to_owned(),
+    }
+}
+
+/// Reads to the end keeping at most `cap` bytes; the flag says more came.
+/// With `stop`, returns as soon as the cap is passed instead of draining.
+async fn read_capped<R: AsyncRead + Unpin>(
+    mut reader: R,
+    cap: usize,
+    stop: bool,
+) -> std::io::Result<(Vec<u8>, bool)> {
+    let (mut buf, mut chunk, mut overflow) = (Vec::new(), vec![0u8; 64 * 1024], false);
+    loop {
+        let n = reader.read(&mut chunk).await?;
+        let room = cap - buf.len();
+        buf.extend_from_slice(&chunk[..n.min(room)]);
+        overflow |= n > room;
+        if n == 0 || (overflow && stop) {
+            return Ok((buf, overflow));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Instant;
+
+    const FAKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake-ytdlp/yt-dlp");
+    const UNEXPECTED: &str = "unexpected yt-dlp output";
+
+    fn source(timeout_ms: u64, cookies: Option<&str>) -> YtDlpSource {
+        let (path, timeout) = (FAKE.into(), Duration::from_millis(timeout_ms));
+        let cookies_file = cookies.map(PathBuf::from);
+        YtDlpSource::new(YtDlpConfig {
+            path,
+            timeout,
+            cookies_file,
+            ..Default::default()
+        })
+    }
+
+    fn fake() -> YtDlpSource {
+        source(20_000, None)
+    }
+
+    async fn read(src: &YtDlpSource, platform: Platform, ids: &[&str]) -> Vec<ReadOutcome> {
+        let ids: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        let out = src.read_videos(platform, &ids).await.unwrap();
+        let (got, outcomes): (Vec<String>, Vec<ReadOutcome>) = out.into_iter().unzip();
+        assert_eq!(got, ids, "answers in request order");
+        outcomes
+    }
+
+    async fn found(src: &YtDlpSource, platform: Platform, id: &str) -> VideoSnapshot {
+        match read(src, platform, &[id]).await.remove(0) {
+            ReadOutcome::Found(s) => s,
+            other => panic!("expected Found, got {other:?}"),
+        }
+    }
+
+    /// The counters, -1 standing for `None`.
+    fn counts(s: &VideoSnapshot) -> [i64; 5] {
+        s.counters.as_array().map(|c| c.unwrap_or(-1))
+    }
+
+    /// Title, author username, display name, canonical URL and thumbnail.
+    fn texts(m: &VideoMeta) -> [&str; 5] {
+        let fields = [&m.title, &m.author_username, &m.author_display_name];
+        let [a, b, c] = fields.map(|f| f.as_deref().unwrap_or("-"));
+        let [d, e] = [&m.canonical_url, &m.thumbnail_url].map(|f| f.as_deref().unwrap_or("-"));
+        [a, b, c, d, e]
+    }
+
+    fn at(ts: i64) -> Option<DateTime<Utc>> {
+        DateTime::from_timestamp(ts, 0)
+    }
+
+    fn transient(o: &ReadOutcome) -> &str {
+        match o {
+            ReadOutcome::Failed(SourceError::Transient(m)) => m,
+            other => panic!("expected a transient failure, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn ytdlp_maps_tiktok_youtube_and_instagram_fields() {
+        let src = fake();
+        let tt = found(&src, Platform::TikTok, "7704802802882512932").await;
+        assert_eq!(counts(&tt), [2_318_774, 301_552, 2840, 15_407, 41_230]);
+        assert_eq!(
+            (tt.source, tt.meta.published_at),
+            (ObservationSource::YtDlp, at(1_793_914_202))
+        );
+        let expected = [
+            "the garlic trick nobody told you about #cooking #kitchenhacks #fyp",
+            "mira.cooks",
+            "Mira Cooks",
+            "https://www.tiktok.com/@mira.cooks/video/7704802802882512932",
+            "https://p16-sign-va.tiktokcdn.com/obj/tos-maliva-p-0068/oQx4AfE7BnIeGkD0ZcLyW2mtNh8AJgTRaPfCq1?lk3s=81f88b70&x-expires=1794216600&x-signature=vK2n%2F8bT1qX5cZ9mL4pW0sR7yE3%3D",
+        ];
+        assert_eq!(texts(&tt.meta), expected);
+
+        let yt = found(&src, Platform::YouTube, "aZ3kQm9TfLw").await;
+        assert_eq!(counts(&yt), [1_843_207, 61_544, 2391, -1, -1]);
+        assert_eq!(yt.meta.published_at, at(1_793_286_007));
+        let expected = [
+            "I tried every viral kitchen gadget so you don't have to",
+            "miracooks",
+            "Mira Cooks",
+            "https://www.youtube.com/watch?v=aZ3kQm9TfLw",
+            "https://i.ytimg.com/vi/aZ3kQm9TfLw/maxresdefault.jpg",
+        ];
+        assert_eq!(texts(&yt.meta), expected);
+
+        let ig = found(&src, Platform::Instagram, "DQx7kLmN2pA").await;
+        assert_eq!(counts(&ig), [-1, 28_761, 412, -1, -1]);
+        assert_eq!(ig.meta.published_at, at(1_793_914_458));
+        let expected = [
+            "the garlic trick nobody told you about 🧄 #cooking #kitchenhacks",
+            "miracooks",
+            "Mira Cooks",
+            "https://www.instagram.com/reel/DQx7kLmN2pA/",
+            "https://scontent-iad3-2.cdninstagram.com/v/t51.71878-15/467120934_560129873345182_6641029384751029384_n.jpg?stp=dst-jpg_e15_tt6&_nc_ht=scontent-iad3-2.cdninstagram.com&oh=00_AfA1b2C3&oe=6733D1E0",
+        ];
+        assert_eq!(texts(&ig.meta), expected);
+    }
+
+    #[tokio::test]
+    async fn ytdlp_null_and_odd_values_are_none_never_zero() {
+        let s = found(&fake(), Platform::YouTube, "nUllCounts0").await;
+        assert_eq!(counts(&s), [-1, 12, -1, -1, -1]);
+        // No title: the description; no webpage_url: the URL asked for.
+        let url = "https://www.youtube.com/watch?v=nUllCounts0";
+        assert_eq!(
+            texts(&s.meta),
+            ["only a description", "someone", "-", url, "-"]
+        );
+        assert_eq!(s.meta.published_at, None);
+    }
+
+    #[tokio::test]
+    async fn ytdlp_passes_arguments_after_double_dash() {
+        let src = source(20_000, Some("/etc/vidpulse/cookies.txt"));
+        let yt = found(&src, Platform::YouTube, "aRgsEcho000").await;
+        let expected = "-j --skip-download --no-playlist --no-warnings --socket-timeout 15 \
+            --cookies /etc/vidpulse/cookies.txt -- https://www.youtube.com/watch?v=aRgsEcho000";
+        assert_eq!(yt.meta.title.as_deref(), Some(expected));
+        let ig = found(&src, Platform::Instagram, "aRgsEcho000").await;
+        let ig = ig.meta.title.unwrap_or_default();
+        assert!(
+            ig.contains("--no-playlist --ignore-no-formats-error --no-warnings"),
+            "{ig}"
+        );
+        assert!(
+            ig.ends_with(" -- https://www.instagram.com/p/aRgsEcho000/"),
+            "{ig}"
+        );
+    }
+
+    #[tokio::test]
+    async fn ytdlp_classifies_gone_and_transient() {
+        let src = fake();
+        let ids = ["dEl3t3dVid0", "pR1vAtEvId0", "b0tCheck000", "bAdOpt00000"];
+        let yt = read(&src, Platform::YouTube, &ids).await;
+        let reason = "Video unavailable. This video has been removed by the uploader".into();
+        assert_eq!(yt[0], ReadOutcome::Gone { reason });
+        let private = |r: &str| r.starts_with("Private video. Sign in if");
+        assert!(matches!(&yt[1], ReadOutcome::Gone { reason } if private(reason)));
+        assert!(transient(&yt[2]).starts_with("blocked or rate-limited: Sign in to confirm"));
+        let bad = "yt-dlp rejected its arguments: yt-dlp: error: no such option: --frobnicate";
+        assert_eq!(
+            yt[3],
+            ReadOutcome::Failed(SourceError::Permanent(bad.into()))
+        );
+
+        let ids = ["7700000000000010204", "7700000000000010216"];
+        let tt = read(&src, Platform::TikTok, &ids).await;
+        let maybe = "possibly removed or private: ";
+        let status = format!("{maybe}Video not available, status code 10204");
+        assert_eq!(transient(&tt[0]), status);
+        assert!(transient(&tt[1]).starts_with(&format!("{maybe}You do not have permission")));
+
+        let ig = read(&src, Platform::Instagram, &["RateLimit01", "bad/id"]).await;
+        assert!(transient(&ig[0]).starts_with("blocked or rate-limited: Requested content"));
+        assert!(matches!(
+            &ig[1],
+            ReadOutcome::Failed(SourceError::Permanent(_))
+        ));
+    }
+
+    #[tokio::test]
+    async fn ytdlp_malformed_output_is_transient() {
+        // hUgeOutput0 prints forever: read up to the cap, then killed.
+        let ids = ["gArBaGe0000", "tRuncated00", "eMpty000000", "hUgeOutput0"];
+        for outcome in read(&fake(), Platform::YouTube, &ids).await {
+            assert_eq!(transient(&outcome), UNEXPECTED);
+        }
+    }
+
+    #[tokio::test]
+    async fn ytdlp_timeout_kills_the_call_and_the_batch_answers() {
+        let (src, started) = (source(500, None), Instant::now());
+        let ids = ["aZ3kQm9TfLw", "hAngForever", "dEl3t3dVid0"];
+        let out = read(&src, Platform::YouTube, &ids).await;
+        // The fake sleeps 30 s: finishing early means it was killed.
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(matches!(out[0], ReadOutcome::Found(_)));
+        assert!(transient(&out[1]).contains("timed out after 500ms"));
+        assert!(matches!(out[2], ReadOutcome::Gone { .. }));
+        let s = &src.upstream_stats()[0];
+        assert_eq!(
+            (s.name, s.calls, s.failures, s.quota_limit),
+            ("yt_dlp", 3, 2, None)
+        );
+    }
+
+    #[tokio::test]
+    async fn ytdlp_bounds_concurrency() {
+        // Each call sleeps 500 ms: 8 calls through 4 permits take 2 rounds.
+        let ids: Vec<String> = (1..=8).map(|i| format!("sLow000000{i}")).collect();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let started = Instant::now();
+        let out = read(&fake(), Platform::YouTube, &ids).await;
+        let elapsed = started.elapsed();
+        assert!(
+            out.iter().all(|o| matches!(o, ReadOutcome::Found(_))),
+            "{out:?}"
+        );
+        assert!(
+            elapsed >= Duration::from_millis(1000),
+            "under 2 rounds: {elapsed:?}"
+        );
+        assert!(
+            elapsed < Duration::from_millis(2000),
+            "4 rounds or more: {elapsed:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn ytdlp_missing_binary_is_unsupported() {
+        let path = "/nonexistent/yt-dlp".into();
+        let src = YtDlpSource::new(YtDlpConfig {
+            path,
+            ..Default::default()
+        });
+        let ids = ["aZ3kQm9TfLw".to_owned()];
+        let Err(SourceError::Unsupported(m)) = src.read_videos(Platform::YouTube, &ids).await
+        else {
+            panic!("expected Unsupported");
+        };
+        assert!(
+            m.starts_with("yt-dlp is not installed at `/nonexistent/yt-dlp`"),
+            "{m}"
+        );
+        assert!(m.contains("pip install yt-dlp curl_cffi"), "{m}");
+        assert_eq!(src.probe().await, Err(SourceError::Unsupported(m)));
+        assert_eq!(fake().probe().await, Ok("2026.08.19".to_owned()));
+    }
+
+    #[tokio::test]
+    async fn ytdlp_resolves_channels() {
+        let src = fake();
+        let yt = src
+            .resolve_channel(Platform::YouTube, "@miracooks")
+            .await
+            .unwrap();
+        assert_eq!(yt.channel_id, "UCq8Xz4LmNp2Rt6Vw0Yb3KcA");
+        assert_eq!(
+            (yt.username.as_str(), yt.display_name.as_deref()),
+            ("miracooks", Some("Mira Cooks"))
+        );
+        let avatar = "https://yt3.googleusercontent.com/aV8tR2pQ9wL=s0";
+        assert_eq!(
+            (yt.avatar_url.as_deref(), yt.follower_count),
+            (Some(avatar), Some(1_240_000))
+        );
+
+        let tt = src
+            .resolve_channel(Platform::TikTok, "mira.cooks")
+            .await
+            .unwrap();
+        let sec_uid =
+            "MS4wLjABAAAA575yx8xm5MslfY5ubiheyEd7P4zDL_ak6J0kGODKdinZnLXicaBAg8WY1jzIRlNQ";
+        assert_eq!(
+            (tt.channel_id.as_str(), tt.username.as_str()),
+            (sec_uid, "mira.cooks")
+        );
+        assert_eq!(
+            (tt.display_name, tt.avatar_url, tt.follower_count),
+            (None, None, None)
+        );
+
+        let missing = [(Platform::YouTube, "nobody"), (Platform::TikTok, "nobody")];
+        for (platform, name) in missing.into_iter().chain([(Platform::TikTok, "a/b")]) {
+            let r = src.resolve_channel(platform, name).await;
+            assert!(matches!(r, Err(SourceError::NotFound(_))), "{name}: {r:?}");
+        }
+        let r = src.resolve_channel(Platform::TikTok, "throttled").await;
+        assert!(matches!(r, Err(SourceError::Transient(_))), "{r:?}");
+        let r = src.resolve_channel(Platform::YouTube, "garbled").await;
+        assert_eq!(r, Err(SourceError::Transient(UNEXPECTED.into())));
+        let r = src.resolve_channel(Platform::Instagram, "miracooks").await;
+        assert!(matches!(r, Err(SourceError::Unsupported(_))), "{r:?}");
+    }
+
+    #[tokio::test]
+    async fn ytdlp_lists_recent_videos() {
+        let src = fake();
+        let yt = src
+            .resolve_channel(Platform::YouTube, "miracooks")
+            .await
+            .unwrap();
+        let videos = src.recent_videos(&yt, 10).await.unwrap();
+        let ids: Vec<&str> = videos.iter().map(|v| v.external_id.as_str()).collect();
+        assert_eq!(ids, ["Qw7x2bYpR0s", "aZ3kQm9TfLw"]);
+        let url = "https://www.youtube.com/watch?v=Qw7x2bYpR0s";
+        assert_eq!(videos[0].canonical_url, url);
+        assert_eq!(
+            videos[0].title.as_deref(),
+            Some("30-second garlic trick #shorts")
+        );
+        assert_eq!(videos[1].published_at, None);
+
+        let tt = src
+            .resolve_channel(Platform::TikTok, "mira.cooks")
+            .await
+            .unwrap();
+        let videos = src.recent_videos(&tt, 2).await.unwrap();
+        assert_eq!(videos.len(), 2);
+        let url = "https://www.tiktok.com/@mira.cooks/video/7705113345678901234";
+        assert_eq!(
+            (
+                videos[0].external_id.as_str(),
+                videos[0].canonical_url.as_str()
+            ),
+            ("7705113345678901234", url)
+        );
+        assert_eq!(videos[0].published_at, at(1_793_986_512));
+        assert_eq!(
+            videos[0].title.as_deref(),
+            Some("pasta water is liquid gold #cooking")
+        );
+        let all = src.recent_videos(&tt, 50).await.unwrap();
+        assert_eq!((all.len(), all[2].title.as_deref()), (3, None));
+        assert_eq!(src.recent_videos(&tt, 0).await, Ok(Vec::new()));
+
+        let ig = Channel {
+            platform: Platform::Instagram,
+            ..tt
+        };
+        let r = src.recent_videos(&ig, 5).await;
+        assert!(matches!(r, Err(SourceError::Unsupported(_))), "{r:?}");
+        let query = TrendQuery {
+            keyword: "x".into(),
+            region: None,
+            days: None,
+            cursor: None,
+            page_size: 10,
+        };
+        let r = src.search_trends(Platform::TikTok, &query).await;
+        assert!(matches!(r, Err(SourceError::Unsupported(_))), "{r:?}");
+    }
+}

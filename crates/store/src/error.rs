@@ -1,0 +1,55 @@
+//! The one error type of the store, mapped once from driver errors.
+
+/// Why a store call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The record does not exist (or belongs to another organization).
+    #[error("not found")]
+    NotFound,
+    /// A uniqueness or foreign-key constraint refused the write.
+    #[error("conflict on {constraint}")]
+    Conflict {
+        /// The constraint's name, or the message when the driver gives none.
+        constraint: String,
+    },
+    /// The database cannot be reached or is overloaded; retry later.
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
+    /// The store was configured wrongly (bad URL, unreadable path).
+    #[error("{0}")]
+    Config(String),
+    /// Stored data that does not decode (a bug or a hand-edited row).
+    #[error("corrupt data: {0}")]
+    Corrupt(String),
+    /// Anything else from the driver.
+    #[error(transparent)]
+    Other(sqlx::Error),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        match e {
+            sqlx::Error::RowNotFound => StoreError::NotFound,
+            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
+                StoreError::Unavailable(e.to_string())
+            }
+            sqlx::Error::Database(ref db)
+                if db.is_unique_violation() || db.is_foreign_key_violation() =>
+            {
+                StoreError::Conflict {
+                    constraint: db
+                        .constraint()
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| db.message().to_owned()),
+                }
+            }
+            other => StoreError::Other(other),
+        }
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for StoreError {
+    fn from(e: sqlx::migrate::MigrateError) -> Self {
+        StoreError::Other(sqlx::Error::Migrate(Box::new(e)))
+    }
+}

@@ -1,0 +1,110 @@
+//! Persistence of vidpulse behind one interface, [`Store`], with a SQLite and
+//! a PostgreSQL implementation. Each backend writes its own SQL and carries its
+//! own migrations; both pass the contract suite in `tests/contract/`.
+//!
+//! Every method is one use case and owns its transaction: a method either
+//! does all of its writes or none.
+#![warn(missing_docs)]
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+pub mod credits;
+mod error;
+pub mod orgs;
+mod postgres;
+pub mod refresh;
+mod rows;
+mod sqlite;
+#[cfg(feature = "testing")]
+pub mod testing;
+pub mod usage;
+pub mod videos;
+
+pub use credits::{CappedCharge, Charge, CreditStore};
+pub use error::StoreError;
+pub use orgs::{ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization};
+pub use refresh::{CatalogMeta, DueVideo, RefreshOutcome, RefreshStore, RefreshWrite};
+pub use usage::{UsageDay, UsageDelta, UsageStore};
+pub use videos::{
+    ListQuery, Page, PatchOutcome, SortKey, SortOrder, StatusFilter, TagsResult, TrackBatch,
+    TrackOutcome, TrackedVideo, VideoLookup, VideoRecord, VideoState, VideoStore,
+};
+
+/// Which database a store runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// SQLite: the embedded default.
+    Sqlite,
+    /// PostgreSQL: for scale-out.
+    Postgres,
+}
+
+impl Backend {
+    /// The backend a `DATABASE_URL` names, from its scheme.
+    pub fn of_url(url: &str) -> Result<Self, StoreError> {
+        if url.starts_with("sqlite:") {
+            Ok(Backend::Sqlite)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Ok(Backend::Postgres)
+        } else {
+            Err(StoreError::Config(
+                "DATABASE_URL must start with sqlite:// or postgres://".into(),
+            ))
+        }
+    }
+}
+
+/// How to open a store.
+#[derive(Debug, Clone)]
+pub struct StoreConfig {
+    /// `sqlite://PATH` or `postgres://...`.
+    pub url: String,
+    /// Largest number of pooled connections.
+    pub max_connections: u32,
+}
+
+impl StoreConfig {
+    /// Settings for `url` with the default pool size.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            max_connections: 16,
+        }
+    }
+}
+
+/// Everything vidpulse persists.
+#[async_trait]
+pub trait Store:
+    OrgStore + VideoStore + RefreshStore + UsageStore + CreditStore + Send + Sync + std::fmt::Debug
+{
+    /// Which database this is.
+    fn backend(&self) -> Backend;
+
+    /// Applies pending migrations; returns how many were applied.
+    async fn migrate(&self) -> Result<usize, StoreError>;
+
+    /// Checks that the database answers.
+    async fn ping(&self) -> Result<(), StoreError>;
+
+    /// Closes the pool, waiting for connections in use to be returned.
+    async fn close(&self);
+}
+
+/// Connects to the database `config.url` names (creating a SQLite file and its
+/// folder when missing). Does not migrate.
+pub async fn connect(config: &StoreConfig) -> Result<Arc<dyn Store>, StoreError> {
+    match Backend::of_url(&config.url)? {
+        Backend::Sqlite => Ok(Arc::new(sqlite::SqliteStore::connect(config).await?)),
+        Backend::Postgres => Ok(Arc::new(postgres::PgStore::connect(config).await?)),
+    }
+}
+
+/// Connects and applies pending migrations.
+pub async fn open(config: &StoreConfig) -> Result<Arc<dyn Store>, StoreError> {
+    let store = connect(config).await?;
+    store.migrate().await?;
+    Ok(store)
+}

@@ -1,0 +1,289 @@
+//! Row types shared by both backends, and their conversion to records.
+//!
+//! Both schemas decode into the same Rust types (UUIDs, `DateTime<Utc>`,
+//! `i64`, `f64`, text), so one `FromRow` struct serves SQLite and PostgreSQL;
+//! only the SQL differs.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+use vidpulse_domain::patch::{VideoStatus, WorkflowStatus};
+use vidpulse_domain::schedule::FAILING_AFTER_FAILURES;
+use vidpulse_domain::{ApiKeyId, Counters, Observation, OrgId, Plan, Platform, VideoId};
+
+use crate::StoreError;
+use crate::orgs::{ApiKeyOwner, ApiKeyRecord, Organization};
+use crate::refresh::DueVideo;
+use crate::videos::{VideoRecord, VideoState};
+
+fn corrupt(what: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt(what.to_string())
+}
+
+pub(crate) fn parse_platform(s: &str) -> Result<Platform, StoreError> {
+    Platform::from_id(s).map_err(corrupt)
+}
+
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct OrgRow {
+    pub id: Uuid,
+    pub name: String,
+    pub plan: String,
+    pub video_quota: Option<i64>,
+    pub creator_cap: Option<i64>,
+    pub created_at: DateTime<Utc>,
+}
+
+impl TryFrom<OrgRow> for Organization {
+    type Error = StoreError;
+    fn try_from(r: OrgRow) -> Result<Self, StoreError> {
+        Ok(Organization {
+            id: OrgId(r.id),
+            name: r.name,
+            plan: r.plan.parse::<Plan>().map_err(corrupt)?,
+            video_quota_override: r.video_quota,
+            creator_cap_override: r.creator_cap,
+            created_at: r.created_at,
+        })
+    }
+}
+
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct ApiKeyRow {
+    pub id: Uuid,
+    pub organization_id: Uuid,
+    pub name: Option<String>,
+    pub prefix: String,
+    pub key_hash: Vec<u8>,
+    pub created_at: DateTime<Utc>,
+    pub last_used_at: Option<DateTime<Utc>>,
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+impl From<ApiKeyRow> for ApiKeyRecord {
+    fn from(r: ApiKeyRow) -> Self {
+        ApiKeyRecord {
+            id: ApiKeyId(r.id),
+            organization_id: OrgId(r.organization_id),
+            name: r.name,
+            prefix: r.prefix,
+            key_hash: r.key_hash,
+            created_at: r.created_at,
+            last_used_at: r.last_used_at,
+            revoked_at: r.revoked_at,
+        }
+    }
+}
+
+/// A key joined with its organization; organization columns are prefixed `org_`.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct ApiKeyOwnerRow {
+    #[sqlx(flatten)]
+    pub key: ApiKeyRow,
+    pub org_name: String,
+    pub org_plan: String,
+    pub org_video_quota: Option<i64>,
+    pub org_creator_cap: Option<i64>,
+    pub org_created_at: DateTime<Utc>,
+}
+
+impl TryFrom<ApiKeyOwnerRow> for ApiKeyOwner {
+    type Error = StoreError;
+    fn try_from(r: ApiKeyOwnerRow) -> Result<Self, StoreError> {
+        let organization = Organization::try_from(OrgRow {
+            id: r.key.organization_id,
+            name: r.org_name,
+            plan: r.org_plan,
+            video_quota: r.org_video_quota,
+            creator_cap: r.org_creator_cap,
+            created_at: r.org_created_at,
+        })?;
+        Ok(ApiKeyOwner {
+            key: r.key.into(),
+            organization,
+        })
+    }
+}
+
+/// A tracked video with its catalog columns, its tags and its history as JSON
+/// arrays (`tags_json`: names; `history_json`: `[at, views, likes, comments,
+/// reposts, saves]` tuples), so one query reads a whole record.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct VideoRow {
+    pub video_id: Uuid,
+    pub platform: String,
+    pub external_id: String,
+    pub url: String,
+    pub title: Option<String>,
+    pub thumbnail_url: Option<String>,
+    pub author_username: Option<String>,
+    pub published_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub tracking_started_at: DateTime<Utc>,
+    pub tracking_ends_at: DateTime<Utc>,
+    pub gone: bool,
+    pub failures: i64,
+    pub notes: Option<String>,
+    pub budget: Option<i64>,
+    pub campaign: Option<String>,
+    pub video_status: String,
+    pub workflow_status: String,
+    pub ecpm: Option<f64>,
+    pub tags_json: Option<String>,
+    pub history_json: Option<String>,
+}
+
+type HistoryTuple = (
+    String,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+);
+
+pub(crate) fn video_state(
+    gone: bool,
+    failures: i64,
+    ends: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> VideoState {
+    if gone || failures >= FAILING_AFTER_FAILURES {
+        VideoState::Failed
+    } else if ends <= now {
+        VideoState::Completed
+    } else {
+        VideoState::Active
+    }
+}
+
+impl VideoRow {
+    pub(crate) fn into_record(self, now: DateTime<Utc>) -> Result<VideoRecord, StoreError> {
+        let mut tags: Vec<String> = match self.tags_json.as_deref() {
+            Some(json) => serde_json::from_str(json).map_err(corrupt)?,
+            None => Vec::new(),
+        };
+        tags.sort_by_key(|t| t.to_lowercase());
+        let tuples: Vec<HistoryTuple> = match self.history_json.as_deref() {
+            Some(json) => serde_json::from_str(json).map_err(corrupt)?,
+            None => Vec::new(),
+        };
+        let mut history = tuples
+            .into_iter()
+            .map(|(at, views, likes, comments, reposts, saves)| {
+                let captured_at = DateTime::parse_from_rfc3339(&at)
+                    .map_err(|e| corrupt(format!("observation time `{at}`: {e}")))?
+                    .with_timezone(&Utc);
+                Ok(Observation {
+                    captured_at,
+                    counters: Counters {
+                        views,
+                        likes,
+                        comments,
+                        reposts,
+                        saves,
+                    },
+                })
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        history.sort_by_key(|o| o.captured_at);
+        let last = history.last();
+        Ok(VideoRecord {
+            video_id: VideoId(self.video_id),
+            platform: parse_platform(&self.platform)?,
+            external_id: self.external_id,
+            url: self.url,
+            title: self.title,
+            thumbnail_url: self.thumbnail_url,
+            author_username: self.author_username,
+            published_at: self.published_at,
+            latest: last.map(|o| o.counters).unwrap_or_default(),
+            stats_updated_at: last.map(|o| o.captured_at),
+            created_at: self.created_at,
+            tracking_started_at: self.tracking_started_at,
+            tracking_ends_at: self.tracking_ends_at,
+            state: video_state(self.gone, self.failures, self.tracking_ends_at, now),
+            notes: self.notes,
+            budget: self.budget,
+            campaign: self.campaign,
+            video_status: VideoStatus::parse(&self.video_status)
+                .ok_or_else(|| corrupt(format!("video_status `{}`", self.video_status)))?,
+            workflow_status: WorkflowStatus::parse(&self.workflow_status)
+                .ok_or_else(|| corrupt(format!("workflow_status `{}`", self.workflow_status)))?,
+            ecpm: self.ecpm,
+            tags,
+            history,
+        })
+    }
+}
+
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct DueRow {
+    pub id: i64,
+    pub platform: String,
+    pub external_id: String,
+    pub tracking_started_at: DateTime<Utc>,
+    pub refresh_until: DateTime<Utc>,
+    pub failures: i64,
+    pub lease_token: Uuid,
+}
+
+impl TryFrom<DueRow> for DueVideo {
+    type Error = StoreError;
+    fn try_from(r: DueRow) -> Result<Self, StoreError> {
+        Ok(DueVideo {
+            id: r.id,
+            platform: parse_platform(&r.platform)?,
+            external_id: r.external_id,
+            tracking_started_at: r.tracking_started_at,
+            refresh_until: r.refresh_until,
+            failures: r.failures,
+            lease_token: r.lease_token,
+        })
+    }
+}
+
+/// A usage row: day, requests, successes, errors, response ms total, credits, keys.
+pub(crate) type UsageRow = (chrono::NaiveDate, i64, i64, i64, i64, i64, i64);
+
+pub(crate) fn usage_day(
+    (day, total, ok, errors, ms, credits, keys): UsageRow,
+) -> crate::usage::UsageDay {
+    crate::usage::UsageDay {
+        day,
+        total_requests: total,
+        successful_requests: ok,
+        error_requests: errors,
+        credits_used: credits,
+        avg_response_time_ms: if total > 0 {
+            ms as f64 / total as f64
+        } else {
+            0.0
+        },
+        unique_api_keys: keys,
+    }
+}
+
+/// The spelling of a listing state filter in SQL.
+pub(crate) fn state_name(state: VideoState) -> &'static str {
+    match state {
+        VideoState::Active => "active",
+        VideoState::Completed => "completed",
+        VideoState::Failed => "failed",
+    }
+}
+
+/// The listing's ORDER BY: the sort key with nulls last, then the id as tiebreaker.
+pub(crate) fn list_order(query: &crate::videos::ListQuery) -> String {
+    use crate::videos::{SortKey, SortOrder};
+    let column = match query.sort {
+        SortKey::CreatedAt => "tv.created_at",
+        SortKey::Views => "pv.views",
+        SortKey::Likes => "pv.likes",
+        SortKey::UpdatedAt => "pv.stats_updated_at",
+    };
+    let dir = match query.order {
+        SortOrder::Asc => "ASC",
+        SortOrder::Desc => "DESC",
+    };
+    format!("{column} {dir} NULLS LAST, tv.id {dir}")
+}

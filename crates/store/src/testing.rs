@@ -1,0 +1,92 @@
+//! Throwaway databases for tests: a temp-file SQLite or a new PostgreSQL
+//! database per test. PostgreSQL must be reachable: a test that cannot reach
+//! it fails, it never skips.
+
+use std::sync::Arc;
+
+use rand::Rng;
+
+use crate::{Backend, Store, StoreConfig, StoreError};
+
+/// The server tests create their databases on, from `VIDPULSE_TEST_POSTGRES_URL`.
+pub fn postgres_admin_url() -> String {
+    std::env::var("VIDPULSE_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned())
+}
+
+/// A fresh, migrated database that lives as long as this value.
+#[derive(Debug)]
+pub struct TestDb {
+    /// Its `DATABASE_URL`.
+    pub url: String,
+    /// The store on it.
+    pub store: Arc<dyn Store>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl TestDb {
+    /// Creates and migrates a new database on `backend`.
+    pub async fn new(backend: Backend) -> Result<Self, StoreError> {
+        let (url, dir) = Self::create(backend).await?;
+        let store = crate::open(&StoreConfig::new(url.clone())).await?;
+        Ok(Self {
+            url,
+            store,
+            _dir: dir,
+        })
+    }
+
+    /// Creates an empty database and returns its URL (and the folder that
+    /// holds it, for SQLite), without migrating it.
+    pub async fn create(
+        backend: Backend,
+    ) -> Result<(String, Option<tempfile::TempDir>), StoreError> {
+        match backend {
+            Backend::Sqlite => {
+                let dir = tempfile::tempdir()
+                    .map_err(|e| StoreError::Config(format!("temp dir: {e}")))?;
+                let url = format!("sqlite://{}/test.db", dir.path().display());
+                Ok((url, Some(dir)))
+            }
+            Backend::Postgres => {
+                use sqlx::Connection;
+                let admin = postgres_admin_url();
+                let mut conn = sqlx::PgConnection::connect(&admin).await.map_err(|e| {
+                    StoreError::Unavailable(format!(
+                        "PostgreSQL tests need a server at {admin} (set VIDPULSE_TEST_POSTGRES_URL): {e}"
+                    ))
+                })?;
+                let now = chrono::Utc::now().timestamp();
+                drop_stale_databases(&mut conn, now).await;
+                let name = format!("vp_test_{now}_{:08x}", rand::rng().random::<u32>());
+                sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+                    .execute(&mut conn)
+                    .await?;
+                let url = match admin.rfind('/') {
+                    Some(i) => format!("{}/{name}", &admin[..i]),
+                    None => return Err(StoreError::Config(format!("bad admin URL {admin}"))),
+                };
+                Ok((url, None))
+            }
+        }
+    }
+}
+
+/// Drops test databases left behind more than two hours ago (best effort).
+async fn drop_stale_databases(conn: &mut sqlx::PgConnection, now: i64) {
+    let names: Vec<String> =
+        sqlx::query_scalar("SELECT datname FROM pg_database WHERE datname LIKE 'vp\\_test\\_%'")
+            .fetch_all(&mut *conn)
+            .await
+            .unwrap_or_default();
+    for name in names {
+        let created: Option<i64> = name.split('_').nth(2).and_then(|t| t.parse().ok());
+        if created.is_some_and(|t| now - t > 7200) {
+            let _ = sqlx::query(sqlx::AssertSqlSafe(format!(
+                "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
+            )))
+            .execute(&mut *conn)
+            .await;
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! Tracked videos: tracking URLs, listing, reading and annotating them.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Duration, Utc};
+use vidpulse_domain::patch::{VideoPatch, VideoStatus, WorkflowStatus};
+use vidpulse_domain::{ApiKeyId, Counters, Observation, OrgId, Plan, Platform, VideoId, VideoRef};
+
+use crate::StoreError;
+
+/// A request to start tracking videos for an organization.
+#[derive(Debug, Clone)]
+pub struct TrackBatch {
+    /// The organization.
+    pub organization_id: OrgId,
+    /// The key that asked (for the ledger).
+    pub api_key_id: Option<ApiKeyId>,
+    /// The request id (for the ledger).
+    pub request_id: String,
+    /// Tracking start.
+    pub now: DateTime<Utc>,
+    /// How long tracking lasts.
+    pub window: Duration,
+    /// Credits charged per newly tracked video.
+    pub credits_per_video: i64,
+    /// The videos, in request order (duplicates allowed).
+    pub videos: Vec<VideoRef>,
+}
+
+/// One video of a [`TrackBatch`], once tracked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrackedVideo {
+    /// The organization's id of the video.
+    pub video_id: VideoId,
+    /// Whether this request started the tracking (and was charged).
+    pub newly_tracked: bool,
+}
+
+/// The result of [`VideoStore::track_videos`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TrackOutcome {
+    /// Every video is tracked; one entry per requested video, in order.
+    Tracked(Vec<TrackedVideo>),
+    /// The quota would be exceeded: nothing was written.
+    QuotaExceeded {
+        /// The organization's plan.
+        plan: Plan,
+        /// Its video quota.
+        quota: i64,
+        /// Videos tracked now.
+        in_use: i64,
+        /// New videos the request would add.
+        requested: i64,
+    },
+}
+
+/// The refresh state of a tracked video as its organization sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VideoState {
+    /// Inside its tracking window and refreshing.
+    Active,
+    /// Its window is over; history kept, no more reads.
+    Completed,
+    /// Gone at the platform, or failing its recent reads.
+    Failed,
+}
+
+/// A tracked video with its history, as one organization sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VideoRecord {
+    /// The organization's id of the video.
+    pub video_id: VideoId,
+    /// Platform.
+    pub platform: Platform,
+    /// The platform's id.
+    pub external_id: String,
+    /// Canonical page URL.
+    pub url: String,
+    /// Title or caption.
+    pub title: Option<String>,
+    /// Thumbnail URL.
+    pub thumbnail_url: Option<String>,
+    /// Author handle.
+    pub author_username: Option<String>,
+    /// Publish time.
+    pub published_at: Option<DateTime<Utc>>,
+    /// Latest counters inside the tracking window.
+    pub latest: Counters,
+    /// When the latest counters were read.
+    pub stats_updated_at: Option<DateTime<Utc>>,
+    /// When the organization started tracking it.
+    pub created_at: DateTime<Utc>,
+    /// Tracking window start.
+    pub tracking_started_at: DateTime<Utc>,
+    /// Tracking window end.
+    pub tracking_ends_at: DateTime<Utc>,
+    /// Refresh state.
+    pub state: VideoState,
+    /// Notes.
+    pub notes: Option<String>,
+    /// Budget.
+    pub budget: Option<i64>,
+    /// Campaign tag.
+    pub campaign: Option<String>,
+    /// User label.
+    pub video_status: VideoStatus,
+    /// Workflow status.
+    pub workflow_status: WorkflowStatus,
+    /// eCPM.
+    pub ecpm: Option<f64>,
+    /// Tag names, sorted.
+    pub tags: Vec<String>,
+    /// Observations inside the tracking window, oldest first.
+    pub history: Vec<Observation>,
+}
+
+/// How to find one tracked video.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VideoLookup {
+    /// By the organization's video id.
+    Id(VideoId),
+    /// By the platform's id (the most recently tracked when two platforms share it).
+    ExternalId(String),
+}
+
+/// Listing filter on the refresh state.
+pub type StatusFilter = VideoState;
+
+/// Listing sort keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    /// When tracking started.
+    CreatedAt,
+    /// Latest views.
+    Views,
+    /// Latest likes.
+    Likes,
+    /// When the statistics were last read.
+    UpdatedAt,
+}
+
+/// Sort direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortOrder {
+    /// Ascending.
+    Asc,
+    /// Descending.
+    Desc,
+}
+
+/// A page request of the listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListQuery {
+    /// Only this platform.
+    pub platform: Option<Platform>,
+    /// Only this state.
+    pub status: Option<StatusFilter>,
+    /// Sort key.
+    pub sort: SortKey,
+    /// Sort direction.
+    pub order: SortOrder,
+    /// Page size.
+    pub limit: i64,
+    /// Rows to skip.
+    pub offset: i64,
+}
+
+/// A page of results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page<T> {
+    /// The rows.
+    pub items: Vec<T>,
+    /// Rows matching the filter in all.
+    pub total: i64,
+}
+
+/// What a tag request did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TagsResult {
+    /// Names linked to the video by the request (stored spelling).
+    pub attached: Vec<String>,
+    /// Names the request created.
+    pub created: Vec<String>,
+    /// Tags on the video afterwards.
+    pub total: i64,
+}
+
+/// What a PATCH did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PatchOutcome {
+    /// The organization's id of the video.
+    pub video_id: VideoId,
+    /// The platform's id.
+    pub external_id: String,
+    /// Columns written.
+    pub updated_fields: Vec<&'static str>,
+    /// Present when tags were sent.
+    pub tags: Option<TagsResult>,
+}
+
+/// Tracked videos.
+#[async_trait]
+pub trait VideoStore {
+    /// Tracks videos for an organization in one transaction: catalog rows,
+    /// tracked rows, first reads scheduled now, and the charges in the ledger.
+    /// Checks the quota inside the transaction; concurrent calls for the same
+    /// video track it once.
+    async fn track_videos(&self, batch: TrackBatch) -> Result<TrackOutcome, StoreError>;
+
+    /// A page of the organization's tracked videos.
+    async fn list_videos(
+        &self,
+        org: OrgId,
+        query: &ListQuery,
+        now: DateTime<Utc>,
+    ) -> Result<Page<VideoRecord>, StoreError>;
+
+    /// One tracked video of the organization.
+    async fn video(
+        &self,
+        org: OrgId,
+        lookup: &VideoLookup,
+        now: DateTime<Utc>,
+    ) -> Result<Option<VideoRecord>, StoreError>;
+
+    /// Applies a validated PATCH to the organization's video with that
+    /// external id, in one transaction; `None` when there is no such video.
+    async fn patch_video(
+        &self,
+        org: OrgId,
+        external_id: &str,
+        patch: &VideoPatch,
+        now: DateTime<Utc>,
+    ) -> Result<Option<PatchOutcome>, StoreError>;
+}

@@ -1,0 +1,109 @@
+use rstest::rstest;
+use vidpulse_domain::{OrgId, Plan};
+use vidpulse_store::{Backend, NewApiKey, NewOrganization, StoreError};
+
+use crate::{org, store, t0};
+
+#[rstest]
+#[tokio::test]
+async fn organizations_and_plans(#[values(Backend::Sqlite, Backend::Postgres)] backend: Backend) {
+    let (_db, store) = store(backend).await;
+    let id = org(&store, Plan::Free).await;
+    let o = store.organization(id).await.unwrap().unwrap();
+    assert_eq!(
+        (o.name.as_str(), o.plan, o.created_at),
+        ("Acme", Plan::Free, t0())
+    );
+    assert_eq!(o.limits().video_quota, 100);
+
+    let o = store
+        .set_plan(id, Plan::Pro, Some(5), None)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (o.plan, o.limits().video_quota, o.limits().creator_cap),
+        (Plan::Pro, 5, 200)
+    );
+    let o = store
+        .set_plan(id, Plan::Business, None, Some(1))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((o.limits().video_quota, o.limits().creator_cap), (5000, 1));
+
+    assert!(
+        store
+            .set_plan(OrgId::new(), Plan::Pro, None, None)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(store.organization(OrgId::new()).await.unwrap().is_none());
+}
+
+#[rstest]
+#[tokio::test]
+async fn owner_email_may_own_several_organizations(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (_db, store) = store(backend).await;
+    for name in ["One", "Two"] {
+        store
+            .create_organization(NewOrganization {
+                name: name.into(),
+                plan: Plan::Pro,
+                owner_email: Some("Owner@Example.com".into()),
+                owner_subject: Some("local|abc".into()),
+                now: t0(),
+            })
+            .await
+            .unwrap();
+    }
+}
+
+#[rstest]
+#[tokio::test]
+async fn api_keys_are_found_by_prefix_with_their_organization(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (_db, store) = store(backend).await;
+    let id = org(&store, Plan::Pro).await;
+    let secret = vidpulse_domain::api_key::generate();
+    let key = store
+        .create_api_key(NewApiKey {
+            organization_id: id,
+            name: Some("ci".into()),
+            prefix: secret.prefix.clone(),
+            key_hash: secret.hash.to_vec(),
+            now: t0(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(key.organization_id, id);
+    assert_eq!(key.key_hash, secret.hash.to_vec());
+
+    let found = store.api_keys_by_prefix(&secret.prefix).await.unwrap();
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].key.id, key.id);
+    assert_eq!(found[0].organization.plan, Plan::Pro);
+    assert!(
+        store
+            .api_keys_by_prefix("vpk_nothing1")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+
+    let err = store
+        .create_api_key(NewApiKey {
+            organization_id: OrgId::new(),
+            name: None,
+            prefix: "vpk_x".into(),
+            key_hash: vec![1; 32],
+            now: t0(),
+        })
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::NotFound), "{err:?}");
+}

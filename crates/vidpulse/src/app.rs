@@ -1,0 +1,124 @@
+//! Wiring: the services a process runs, built from typed settings, and the
+//! server loop with graceful shutdown. The binary and the integration tests
+//! both start the server through here.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+use vidpulse_api::{ApiConfig, AppState};
+use vidpulse_domain::Clock;
+use vidpulse_platforms::{ShortLinkResolver, Source};
+use vidpulse_store::Store;
+use vidpulse_worker::{RefreshConfig, RefreshContext};
+
+/// How often request counters are written to the database.
+pub const USAGE_FLUSH_INTERVAL: Duration = Duration::from_secs(5);
+
+/// Everything a process runs on.
+#[derive(Debug, Clone)]
+pub struct Services {
+    /// The HTTP state.
+    pub state: AppState,
+    /// The refresh worker's context.
+    pub refresh: RefreshContext,
+}
+
+impl Services {
+    /// Wires the services over a store, a clock and a platform source.
+    pub fn new(
+        store: Arc<dyn Store>,
+        clock: Arc<dyn Clock>,
+        source: Arc<dyn Source>,
+        resolver: ShortLinkResolver,
+        mut api: ApiConfig,
+        refresh: RefreshConfig,
+    ) -> Self {
+        let wake = Arc::new(Notify::new());
+        api.tracking_window = refresh.schedule.window;
+        let state = AppState::new(
+            store.clone(),
+            clock.clone(),
+            source.clone(),
+            resolver,
+            api,
+            wake.clone(),
+        );
+        let refresh = RefreshContext {
+            store,
+            source,
+            clock,
+            config: refresh,
+            wake,
+        };
+        Self { state, refresh }
+    }
+}
+
+/// Serves HTTP on `listener` until `shutdown`, with the worker alongside when
+/// `run_worker`. On shutdown the server stops accepting, lets in-flight
+/// requests finish, the worker finishes its tick without claiming more, and
+/// pending usage counts are written.
+pub async fn run_server(
+    listener: TcpListener,
+    services: Services,
+    run_worker: bool,
+    shutdown: CancellationToken,
+) -> anyhow::Result<()> {
+    let flusher = tokio::spawn(
+        services
+            .state
+            .usage
+            .clone()
+            .run(USAGE_FLUSH_INTERVAL, shutdown.clone()),
+    );
+    let worker = run_worker.then(|| {
+        tokio::spawn(vidpulse_worker::refresh::run(
+            services.refresh.clone(),
+            shutdown.clone(),
+        ))
+    });
+    let router = vidpulse_api::router(services.state.clone());
+    let served = axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown.clone().cancelled_owned())
+        .await;
+    // However the server stopped, stop the rest too.
+    shutdown.cancel();
+    if let Some(worker) = worker {
+        worker.await?;
+    }
+    flusher.await?;
+    served?;
+    Ok(())
+}
+
+/// Resolves on SIGINT or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::error!(error = %e, "cannot listen for Ctrl-C");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = terminate => {}
+    }
+    tracing::info!("shutdown signal received");
+}

@@ -1,0 +1,150 @@
+//! `vidpulse admin ...`: organizations, plans and API keys.
+
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use uuid::Uuid;
+use vidpulse_domain::identity::{dev_subject, is_plausible_email};
+use vidpulse_domain::{OrgId, Plan, api_key};
+use vidpulse_store::{NewApiKey, NewOrganization, Store};
+
+/// Longest organization or key name.
+const MAX_NAME_CHARS: usize = 200;
+
+/// What `admin create-org` prints.
+#[derive(Debug, Serialize)]
+pub struct CreatedOrg {
+    /// The new organization's id.
+    pub organization_id: Uuid,
+    /// Its name.
+    pub name: String,
+    /// Its plan.
+    pub plan: Plan,
+}
+
+/// What `admin set-plan` prints.
+#[derive(Debug, Serialize)]
+pub struct PlanSet {
+    /// The organization.
+    pub organization_id: Uuid,
+    /// Its plan.
+    pub plan: Plan,
+    /// The tracked-video quota in force.
+    pub video_quota: i64,
+    /// The tracked-creator cap in force.
+    pub creator_cap: i64,
+}
+
+/// What `admin create-api-key` prints.
+#[derive(Debug, Serialize)]
+pub struct CreatedApiKey {
+    /// The key: shown this once, stored only as a hash.
+    pub api_key: String,
+    /// The key's id.
+    pub key_id: Uuid,
+    /// Its organization.
+    pub organization_id: Uuid,
+}
+
+fn checked_name(name: &str, what: &str) -> anyhow::Result<String> {
+    let name = name.trim();
+    if name.is_empty() {
+        bail!("{what} must not be empty");
+    }
+    if name.chars().count() > MAX_NAME_CHARS {
+        bail!("{what} must be at most {MAX_NAME_CHARS} characters");
+    }
+    Ok(name.to_owned())
+}
+
+/// Creates an organization, with `owner_email` as its owner when given.
+pub async fn create_org(
+    store: &Arc<dyn Store>,
+    name: &str,
+    plan: Plan,
+    owner_email: Option<&str>,
+    now: DateTime<Utc>,
+) -> anyhow::Result<CreatedOrg> {
+    let name = checked_name(name, "--name")?;
+    let owner_email = match owner_email.map(str::trim) {
+        Some(email) if !is_plausible_email(email) => {
+            bail!("--owner-email `{email}` is not an e-mail address")
+        }
+        other => other.map(str::to_owned),
+    };
+    let org = store
+        .create_organization(NewOrganization {
+            name,
+            plan,
+            owner_subject: owner_email.as_deref().map(dev_subject),
+            owner_email,
+            now,
+        })
+        .await
+        .context("cannot create the organization")?;
+    Ok(CreatedOrg {
+        organization_id: org.id.0,
+        name: org.name,
+        plan: org.plan,
+    })
+}
+
+/// Changes an organization's plan and overrides.
+pub async fn set_plan(
+    store: &Arc<dyn Store>,
+    org: Uuid,
+    plan: Plan,
+    video_quota: Option<u32>,
+    creator_cap: Option<u32>,
+) -> anyhow::Result<PlanSet> {
+    let Some(o) = store
+        .set_plan(
+            OrgId(org),
+            plan,
+            video_quota.map(i64::from),
+            creator_cap.map(i64::from),
+        )
+        .await?
+    else {
+        bail!("organization {org} not found");
+    };
+    let limits = o.limits();
+    Ok(PlanSet {
+        organization_id: o.id.0,
+        plan: o.plan,
+        video_quota: limits.video_quota,
+        creator_cap: limits.creator_cap,
+    })
+}
+
+/// Creates an API key for an organization.
+pub async fn create_api_key(
+    store: &Arc<dyn Store>,
+    org: Uuid,
+    name: Option<&str>,
+    now: DateTime<Utc>,
+) -> anyhow::Result<CreatedApiKey> {
+    let name = name.map(|n| checked_name(n, "--name")).transpose()?;
+    let secret = api_key::generate();
+    let key = match store
+        .create_api_key(NewApiKey {
+            organization_id: OrgId(org),
+            name,
+            prefix: secret.prefix.clone(),
+            key_hash: secret.hash.to_vec(),
+            now,
+        })
+        .await
+    {
+        Ok(key) => key,
+        Err(vidpulse_store::StoreError::NotFound) => bail!("organization {org} not found"),
+        Err(e) => return Err(e.into()),
+    };
+    Ok(CreatedApiKey {
+        api_key: secret.secret,
+        key_id: key.id.0,
+        organization_id: org,
+    })
+}

@@ -1,0 +1,395 @@
+//! Configuration: one clap struct, every field a flag and an environment
+//! variable (the flag wins), turned into typed settings for each crate.
+//! CONTRACT.md, "Configuration", is the table this implements.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use url::Url;
+use uuid::Uuid;
+use vidpulse_domain::Plan;
+use vidpulse_domain::schedule::RefreshSchedule;
+use vidpulse_platforms::SimulatedConfig;
+
+/// The default database: a SQLite file under `data/`, created on first start.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/vidpulse.db";
+
+/// vidpulse: tracks how influencer videos and creators perform on TikTok,
+/// Instagram and YouTube.
+#[derive(Debug, Parser)]
+#[command(name = "vidpulse", version, about, propagate_version = true)]
+pub struct Cli {
+    /// Settings every command shares.
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Settings every command shares.
+#[derive(Debug, Args)]
+pub struct CommonArgs {
+    /// Database: `sqlite://PATH` (file and folder created on first start) or `postgres://...`.
+    #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL, global = true)]
+    pub database_url: String,
+    /// Log line format.
+    #[arg(long, env = "VIDPULSE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
+    pub log_format: LogFormat,
+}
+
+/// Log line formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the public API, the dashboard API, health endpoints and the worker in one process.
+    Serve(ServeArgs),
+    /// Run the background worker alone.
+    Worker(RuntimeArgs),
+    /// Apply database migrations and exit.
+    Migrate,
+    /// Administrative commands (print one JSON object on stdout).
+    #[command(subcommand)]
+    Admin(AdminCommand),
+}
+
+/// Settings of `serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address of the HTTP server.
+    #[arg(long, env = "VIDPULSE_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// Run the API only; background work is left to `vidpulse worker` processes.
+    #[arg(long, env = "VIDPULSE_NO_WORKER", default_value_t = false)]
+    pub no_worker: bool,
+    /// Where a free-plan caller is sent to upgrade (`upgrade_url` of 402 answers).
+    #[arg(
+        long,
+        env = "VIDPULSE_UPGRADE_URL",
+        default_value = "https://vidpulse.example/upgrade"
+    )]
+    pub upgrade_url: String,
+    /// Runtime settings shared with `worker`.
+    #[command(flatten)]
+    pub runtime: RuntimeArgs,
+}
+
+/// Settings of the background work, shared by `serve` and `worker`.
+#[derive(Debug, Args)]
+pub struct RuntimeArgs {
+    /// Where platform data comes from.
+    #[arg(long, env = "VIDPULSE_UPSTREAM", value_enum, default_value_t = Upstream::Simulated)]
+    pub upstream: Upstream,
+    /// Refresh schedule: INTERVAL@AGE tiers; the last age is the tracking window.
+    #[arg(
+        long,
+        env = "VIDPULSE_REFRESH_SCHEDULE",
+        default_value = "15m@24h,1h@7d,6h@30d"
+    )]
+    pub refresh_schedule: String,
+    /// Simulated upstream: share of calls that fail transiently (0 to 1).
+    #[arg(long, env = "VIDPULSE_SIM_FAIL_RATE", default_value_t = 0.0)]
+    pub sim_fail_rate: f64,
+    /// Simulated upstream: share of videos reported removed or private (0 to 1).
+    #[arg(long, env = "VIDPULSE_SIM_GONE_RATE", default_value_t = 0.0)]
+    pub sim_gone_rate: f64,
+    /// Simulated upstream: added latency per call, in milliseconds.
+    #[arg(long, env = "VIDPULSE_SIM_LATENCY_MS", default_value_t = 0)]
+    pub sim_latency_ms: u64,
+    /// Live settings of the platform adapters.
+    #[command(flatten)]
+    pub live: LiveArgs,
+}
+
+/// Settings of the live platform adapters (`--upstream live`).
+#[derive(Debug, Args)]
+pub struct LiveArgs {
+    /// Adapter for YouTube videos: the Data API (needs a key) or yt-dlp.
+    #[arg(long, env = "VIDPULSE_YOUTUBE_ADAPTER", value_enum, default_value_t = YoutubeAdapter::Api)]
+    pub youtube_adapter: YoutubeAdapter,
+    /// Key of the YouTube Data API v3.
+    #[arg(long, env = "VIDPULSE_YOUTUBE_API_KEY", hide_env_values = true, value_parser = parse_secret)]
+    pub youtube_api_key: Option<Secret>,
+    /// Base address of the YouTube Data API.
+    #[arg(long, env = "VIDPULSE_YOUTUBE_API_BASE", default_value = "https://www.googleapis.com/youtube/v3", value_parser = parse_base_url)]
+    pub youtube_api_base: Url,
+    /// YouTube quota units per day (resets at midnight Pacific time).
+    #[arg(long, env = "VIDPULSE_YOUTUBE_DAILY_QUOTA", default_value_t = 10_000)]
+    pub youtube_daily_quota: u64,
+    /// Adapter for TikTok videos and creators: yt-dlp (no credentials) or the Research API.
+    #[arg(long, env = "VIDPULSE_TIKTOK_ADAPTER", value_enum, default_value_t = TiktokAdapter::Ytdlp)]
+    pub tiktok_adapter: TiktokAdapter,
+    /// Client key of the TikTok Research API (also enables TikTok trend search).
+    #[arg(long, env = "VIDPULSE_TIKTOK_CLIENT_KEY", hide_env_values = true, value_parser = parse_secret)]
+    pub tiktok_client_key: Option<Secret>,
+    /// Client secret of the TikTok Research API.
+    #[arg(long, env = "VIDPULSE_TIKTOK_CLIENT_SECRET", hide_env_values = true, value_parser = parse_secret)]
+    pub tiktok_client_secret: Option<Secret>,
+    /// Base address of the TikTok APIs.
+    #[arg(long, env = "VIDPULSE_TIKTOK_API_BASE", default_value = "https://open.tiktokapis.com", value_parser = parse_base_url)]
+    pub tiktok_api_base: Url,
+    /// Research API requests per day (resets at midnight UTC).
+    #[arg(long, env = "VIDPULSE_TIKTOK_DAILY_REQUESTS", default_value_t = 1000)]
+    pub tiktok_daily_requests: u64,
+    /// Access token of the Instagram Graph API (business discovery, for creators).
+    #[arg(long, env = "VIDPULSE_INSTAGRAM_ACCESS_TOKEN", hide_env_values = true, value_parser = parse_secret)]
+    pub instagram_access_token: Option<Secret>,
+    /// The Instagram Business account id the Graph API calls are made as.
+    #[arg(long, env = "VIDPULSE_INSTAGRAM_USER_ID")]
+    pub instagram_user_id: Option<String>,
+    /// Base address of the Instagram Graph API.
+    #[arg(long, env = "VIDPULSE_INSTAGRAM_GRAPH_BASE", default_value = "https://graph.facebook.com/v25.0", value_parser = parse_base_url)]
+    pub instagram_graph_base: Url,
+    /// Path of the yt-dlp executable.
+    #[arg(long, env = "VIDPULSE_YTDLP_PATH", default_value = "yt-dlp")]
+    pub ytdlp_path: PathBuf,
+    /// yt-dlp processes running at once.
+    #[arg(long, env = "VIDPULSE_YTDLP_CONCURRENCY", default_value_t = 4)]
+    pub ytdlp_concurrency: usize,
+    /// Longest a yt-dlp call may take, in seconds.
+    #[arg(long, env = "VIDPULSE_YTDLP_TIMEOUT_SECS", default_value_t = 60)]
+    pub ytdlp_timeout_secs: u64,
+    /// A cookies file for yt-dlp (Instagram often needs one).
+    #[arg(long, env = "VIDPULSE_YTDLP_COOKIES")]
+    pub ytdlp_cookies: Option<PathBuf>,
+}
+
+/// Adapters for YouTube videos.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum YoutubeAdapter {
+    /// The YouTube Data API v3.
+    Api,
+    /// yt-dlp.
+    Ytdlp,
+}
+
+/// Adapters for TikTok.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TiktokAdapter {
+    /// yt-dlp.
+    Ytdlp,
+    /// The TikTok Research API.
+    Research,
+}
+
+/// A secret setting: never printed.
+#[derive(Clone)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+fn parse_secret(s: &str) -> Result<Secret, String> {
+    let s = s.trim();
+    if s.is_empty() {
+        Err("must not be empty".into())
+    } else {
+        Ok(Secret(s.to_owned()))
+    }
+}
+
+/// Parses a base address and gives it a trailing slash, so paths join below it.
+fn parse_base_url(s: &str) -> Result<Url, String> {
+    let mut url = Url::parse(s).map_err(|e| format!("not a URL: {e}"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err("must be an http or https URL".into());
+    }
+    if !url.path().ends_with('/') {
+        let path = format!("{}/", url.path());
+        url.set_path(&path);
+    }
+    Ok(url)
+}
+
+/// Platform data sources.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Upstream {
+    /// Built in, offline, deterministic.
+    Simulated,
+    /// The real platform adapters.
+    Live,
+}
+
+/// Administrative commands.
+#[derive(Debug, Subcommand)]
+pub enum AdminCommand {
+    /// Create an organization.
+    CreateOrg {
+        /// Its name.
+        #[arg(long)]
+        name: String,
+        /// Its plan.
+        #[arg(long, value_parser = parse_plan, default_value = "free")]
+        plan: Plan,
+        /// This user (created when unknown) becomes its owner.
+        #[arg(long)]
+        owner_email: Option<String>,
+    },
+    /// Change an organization's plan, optionally overriding its quota and cap.
+    SetPlan {
+        /// The organization's id.
+        #[arg(long = "org", value_name = "ORG_ID")]
+        org: Uuid,
+        /// The new plan.
+        #[arg(long, value_parser = parse_plan)]
+        plan: Plan,
+        /// Tracked-video quota for this organization (default: the plan's).
+        #[arg(long)]
+        video_quota: Option<u32>,
+        /// Tracked-creator cap for this organization (default: the plan's).
+        #[arg(long)]
+        creator_cap: Option<u32>,
+    },
+    /// Create an API key; the key is shown once and stored only as a hash.
+    CreateApiKey {
+        /// The organization's id.
+        #[arg(long = "org", value_name = "ORG_ID")]
+        org: Uuid,
+        /// A label for the key.
+        #[arg(long)]
+        name: Option<String>,
+    },
+}
+
+fn parse_plan(s: &str) -> Result<Plan, String> {
+    s.parse::<Plan>().map_err(|e| e.to_string())
+}
+
+/// The settings of the runtime, typed and validated.
+#[derive(Debug, Clone)]
+pub struct RuntimeSettings {
+    /// Where platform data comes from.
+    pub upstream: Upstream,
+    /// Refresh schedule.
+    pub schedule: RefreshSchedule,
+    /// Faults of the simulated source.
+    pub simulated: SimulatedConfig,
+}
+
+impl RuntimeArgs {
+    /// Validates and types the settings; the error names the setting.
+    pub fn settings(&self) -> anyhow::Result<RuntimeSettings> {
+        let schedule = RefreshSchedule::parse(&self.refresh_schedule)
+            .map_err(|e| anyhow::anyhow!("VIDPULSE_REFRESH_SCHEDULE: {e}"))?;
+        for (name, rate) in [
+            ("VIDPULSE_SIM_FAIL_RATE", self.sim_fail_rate),
+            ("VIDPULSE_SIM_GONE_RATE", self.sim_gone_rate),
+        ] {
+            if !(0.0..=1.0).contains(&rate) {
+                anyhow::bail!("{name} must be between 0 and 1; got {rate}");
+            }
+        }
+        if self.upstream == Upstream::Live {
+            self.live.validate()?;
+        }
+        Ok(RuntimeSettings {
+            upstream: self.upstream,
+            schedule,
+            simulated: SimulatedConfig {
+                fail_rate: self.sim_fail_rate,
+                gone_rate: self.sim_gone_rate,
+                latency: Duration::from_millis(self.sim_latency_ms),
+                ..SimulatedConfig::default()
+            },
+        })
+    }
+}
+
+impl LiveArgs {
+    /// Checks that the chosen adapters have their settings; the error names the missing one.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        if self.youtube_adapter == YoutubeAdapter::Api && self.youtube_api_key.is_none() {
+            anyhow::bail!(
+                "VIDPULSE_YOUTUBE_API_KEY is required for live YouTube through the Data API (or set VIDPULSE_YOUTUBE_ADAPTER=ytdlp)"
+            );
+        }
+        if self.tiktok_adapter == TiktokAdapter::Research {
+            if self.tiktok_client_key.is_none() {
+                anyhow::bail!(
+                    "VIDPULSE_TIKTOK_CLIENT_KEY is required with VIDPULSE_TIKTOK_ADAPTER=research"
+                );
+            }
+            if self.tiktok_client_secret.is_none() {
+                anyhow::bail!(
+                    "VIDPULSE_TIKTOK_CLIENT_SECRET is required with VIDPULSE_TIKTOK_ADAPTER=research"
+                );
+            }
+        }
+        if self.tiktok_client_key.is_some() != self.tiktok_client_secret.is_some() {
+            anyhow::bail!(
+                "VIDPULSE_TIKTOK_CLIENT_KEY and VIDPULSE_TIKTOK_CLIENT_SECRET must be set together"
+            );
+        }
+        if self.instagram_access_token.is_some() != self.instagram_user_id.is_some() {
+            anyhow::bail!(
+                "VIDPULSE_INSTAGRAM_ACCESS_TOKEN and VIDPULSE_INSTAGRAM_USER_ID must be set together"
+            );
+        }
+        if self.ytdlp_concurrency == 0 {
+            anyhow::bail!("VIDPULSE_YTDLP_CONCURRENCY must be at least 1");
+        }
+        if self.ytdlp_timeout_secs == 0 {
+            anyhow::bail!("VIDPULSE_YTDLP_TIMEOUT_SECS must be at least 1");
+        }
+        Ok(())
+    }
+}
+
+/// Every `VIDPULSE_*` variable this build reads.
+pub const KNOWN_VARIABLES: &[&str] = &[
+    "VIDPULSE_LOG_FORMAT",
+    "VIDPULSE_LISTEN",
+    "VIDPULSE_NO_WORKER",
+    "VIDPULSE_UPGRADE_URL",
+    "VIDPULSE_UPSTREAM",
+    "VIDPULSE_REFRESH_SCHEDULE",
+    "VIDPULSE_SIM_FAIL_RATE",
+    "VIDPULSE_SIM_GONE_RATE",
+    "VIDPULSE_SIM_LATENCY_MS",
+    "VIDPULSE_YOUTUBE_ADAPTER",
+    "VIDPULSE_YOUTUBE_API_KEY",
+    "VIDPULSE_YOUTUBE_API_BASE",
+    "VIDPULSE_YOUTUBE_DAILY_QUOTA",
+    "VIDPULSE_TIKTOK_ADAPTER",
+    "VIDPULSE_TIKTOK_CLIENT_KEY",
+    "VIDPULSE_TIKTOK_CLIENT_SECRET",
+    "VIDPULSE_TIKTOK_API_BASE",
+    "VIDPULSE_TIKTOK_DAILY_REQUESTS",
+    "VIDPULSE_INSTAGRAM_ACCESS_TOKEN",
+    "VIDPULSE_INSTAGRAM_USER_ID",
+    "VIDPULSE_INSTAGRAM_GRAPH_BASE",
+    "VIDPULSE_YTDLP_PATH",
+    "VIDPULSE_YTDLP_CONCURRENCY",
+    "VIDPULSE_YTDLP_TIMEOUT_SECS",
+    "VIDPULSE_YTDLP_COOKIES",
+    // Documented in CONTRACT.md; read by features still being built.
+    "VIDPULSE_JWT_SECRET",
+    "VIDPULSE_JWT_JWKS_URL",
+    "VIDPULSE_JOB_TIMEOUT_SECS",
+    "VIDPULSE_JOB_SWEEP_INTERVAL_SECS",
+    "VIDPULSE_INVITE_TTL_SECS",
+    "VIDPULSE_SMTP_URL",
+    "VIDPULSE_TEST_POSTGRES_URL",
+];
+
+/// Names of `VIDPULSE_*` variables in the environment that this build does not read
+/// (a typo, usually).
+pub fn unknown_variables() -> Vec<String> {
+    std::env::vars()
+        .map(|(k, _)| k)
+        .filter(|k| k.starts_with("VIDPULSE_") && !KNOWN_VARIABLES.contains(&k.as_str()))
+        .collect()
+}

@@ -1,0 +1,97 @@
+//! `vidpulse`: see `vidpulse --help` and CONTRACT.md.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use clap::error::ErrorKind;
+use vidpulse::commands::{self, admin, print_json};
+use vidpulse::config::{AdminCommand, Cli, Command};
+use vidpulse::telemetry;
+use vidpulse_domain::{Clock, SystemClock};
+use vidpulse_store::StoreConfig;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            // One clear line, not clap's usage block (CONTRACT.md).
+            let rendered = e.render().to_string();
+            eprintln!(
+                "{}",
+                rendered
+                    .lines()
+                    .next()
+                    .unwrap_or("error: invalid arguments")
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    let quiet = matches!(cli.command, Command::Admin(_) | Command::Migrate);
+    if quiet && std::env::var_os("RUST_LOG").is_none() {
+        // Admin output is the JSON on stdout; keep stderr for the one error line.
+        telemetry::init_with_default(cli.common.log_format, "warn");
+    } else {
+        telemetry::init(cli.common.log_format);
+    }
+    for name in vidpulse::config::unknown_variables() {
+        tracing::warn!(variable = %name, "unknown VIDPULSE_ variable ignored (a typo?)");
+    }
+    let db = cli.common.database_url.as_str();
+    match cli.command {
+        Command::Serve(args) => commands::serve::run(db, &args).await,
+        Command::Worker(args) => commands::worker::run(db, &args).await,
+        Command::Migrate => print_json(&commands::migrate::run(db).await?),
+        Command::Admin(cmd) => {
+            let store = vidpulse_store::open(&StoreConfig::new(db)).await?;
+            let now = SystemClock.now();
+            let result = match cmd {
+                AdminCommand::CreateOrg {
+                    name,
+                    plan,
+                    owner_email,
+                } => admin::create_org(&store, &name, plan, owner_email.as_deref(), now)
+                    .await
+                    .and_then(|o| print_json(&o)),
+                AdminCommand::SetPlan {
+                    org,
+                    plan,
+                    video_quota,
+                    creator_cap,
+                } => admin::set_plan(&store, org, plan, video_quota, creator_cap)
+                    .await
+                    .and_then(|o| print_json(&o)),
+                AdminCommand::CreateApiKey { org, name } => {
+                    admin::create_api_key(&store, org, name.as_deref(), now)
+                        .await
+                        .and_then(|o| print_json(&o))
+                }
+            };
+            store.close().await;
+            result
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! The binary itself: admin commands print one JSON object, mistakes print
+//! one line and exit non-zero, and `serve` shuts down gracefully.
+
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+use vidpulse_store::Backend;
+use vidpulse_store::testing::TestDb;
+
+fn vidpulse(db: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_vidpulse"))
+        .args(args)
+        .env("DATABASE_URL", db)
+        .env_remove("RUST_LOG")
+        .output()
+        .unwrap()
+}
+
+fn json_out(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    serde_json::from_str(&stdout).unwrap()
+}
+
+fn one_line_error(out: &Output) -> String {
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8(out.stderr.clone()).unwrap();
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    stderr
+}
+
+#[rstest::rstest]
+#[tokio::test]
+async fn admin_commands(#[values(Backend::Sqlite, Backend::Postgres)] backend: Backend) {
+    let (db, _dir) = TestDb::create(backend).await.unwrap();
+    assert_eq!(
+        json_out(&vidpulse(&db, &["migrate"])),
+        serde_json::json!({"applied": 1})
+    );
+    assert_eq!(
+        json_out(&vidpulse(&db, &["migrate"])),
+        serde_json::json!({"applied": 0})
+    );
+
+    let org = json_out(&vidpulse(&db, &["admin", "create-org", "--name", "Acme"]));
+    assert_eq!(
+        (org["name"].as_str(), org["plan"].as_str()),
+        (Some("Acme"), Some("free"))
+    );
+    let id = org["organization_id"].as_str().unwrap();
+    let owned = json_out(&vidpulse(
+        &db,
+        &[
+            "admin",
+            "create-org",
+            "--name",
+            "B",
+            "--plan",
+            "business",
+            "--owner-email",
+            "ann@example.com",
+        ],
+    ));
+    assert_eq!(owned["plan"], "business");
+
+    let plan = json_out(&vidpulse(
+        &db,
+        &["admin", "set-plan", "--org", id, "--plan", "pro"],
+    ));
+    assert_eq!(
+        plan,
+        serde_json::json!({"organization_id": id, "plan": "pro", "video_quota": 1000, "creator_cap": 200})
+    );
+    let plan = json_out(&vidpulse(
+        &db,
+        &[
+            "admin",
+            "set-plan",
+            "--org",
+            id,
+            "--plan",
+            "pro",
+            "--video-quota",
+            "5",
+            "--creator-cap",
+            "2",
+        ],
+    ));
+    assert_eq!(
+        (plan["video_quota"].as_i64(), plan["creator_cap"].as_i64()),
+        (Some(5), Some(2))
+    );
+
+    let key = json_out(&vidpulse(
+        &db,
+        &["admin", "create-api-key", "--org", id, "--name", "ci"],
+    ));
+    assert!(key["api_key"].as_str().unwrap().starts_with("vpk_"));
+    assert_eq!(key["organization_id"], id);
+    assert!(key["key_id"].is_string());
+
+    let missing = "00000000-0000-0000-0000-000000000000";
+    assert!(
+        one_line_error(&vidpulse(
+            &db,
+            &["admin", "set-plan", "--org", missing, "--plan", "pro"]
+        ))
+        .contains("not found")
+    );
+    assert!(
+        one_line_error(&vidpulse(
+            &db,
+            &["admin", "create-api-key", "--org", missing]
+        ))
+        .contains("not found")
+    );
+    assert!(
+        one_line_error(&vidpulse(
+            &db,
+            &["admin", "set-plan", "--org", id, "--plan", "gold"]
+        ))
+        .contains("gold")
+    );
+    one_line_error(&vidpulse(
+        &db,
+        &["admin", "create-api-key", "--org", "nope"],
+    ));
+    one_line_error(&vidpulse(&db, &["admin", "create-org", "--name", "  "]));
+    one_line_error(&vidpulse(
+        &db,
+        &[
+            "admin",
+            "create-org",
+            "--name",
+            "X",
+            "--owner-email",
+            "not-an-email",
+        ],
+    ));
+    one_line_error(&vidpulse(&db, &["admin", "create-org"]));
+    one_line_error(&vidpulse("mysql://x", &["migrate"]));
+}
+
+#[tokio::test]
+async fn serve_starts_with_no_configuration_and_stops_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_vidpulse"))
+        .arg("serve")
+        .current_dir(dir.path())
+        .env_remove("DATABASE_URL")
+        .env("VIDPULSE_LISTEN", format!("127.0.0.1:{port}"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    vidpulse_platforms::http::install_crypto_provider();
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(2))
+        .build()
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}/readyz");
+    let mut ready = false;
+    for _ in 0..100 {
+        if client
+            .get(&url)
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
+            ready = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(ready, "serve did not become ready");
+    assert!(
+        dir.path().join("data/vidpulse.db").exists(),
+        "the default SQLite file is created"
+    );
+
+    let pid = child.id().unwrap();
+    Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    let status = tokio::time::timeout(Duration::from_secs(10), child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+    let mut stdout = String::new();
+    tokio::io::AsyncReadExt::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout)
+        .await
+        .unwrap();
+    assert!(stdout.is_empty(), "serve keeps stdout empty");
+}

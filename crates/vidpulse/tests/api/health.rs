@@ -1,0 +1,98 @@
+use rstest::rstest;
+use vidpulse_store::Backend;
+
+use crate::helpers::{TestApp, assert_nested_error};
+
+#[rstest]
+#[tokio::test]
+async fn health_and_readiness(#[values(Backend::Sqlite, Backend::Postgres)] backend: Backend) {
+    let app = TestApp::spawn(backend).await;
+    let a = app.get("/healthz", None).await;
+    assert_eq!(
+        (a.status.as_u16(), a.body["status"].as_str()),
+        (200, Some("ok"))
+    );
+    let a = app.get("/readyz", None).await;
+    assert_eq!(a.status.as_u16(), 200);
+    assert!(!a.request_id().is_empty());
+}
+
+#[rstest]
+#[tokio::test]
+async fn readiness_fails_when_the_database_is_gone(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    app.store.close().await;
+    let a = app.get("/readyz", None).await;
+    assert_eq!(a.status.as_u16(), 503, "{}", a.body);
+    assert_eq!(app.get("/healthz", None).await.status.as_u16(), 200);
+}
+
+#[rstest]
+#[tokio::test]
+async fn unknown_paths_and_methods_answer_nested_errors(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    assert_nested_error(&app.get("/v1/nothing", None).await, 404, "NOT_FOUND");
+    assert_nested_error(&app.get("/", None).await, 404, "NOT_FOUND");
+    // The removed creator lookup is gone entirely.
+    assert_nested_error(
+        &app.get("/v1/bloggers/info?username=a", None).await,
+        404,
+        "NOT_FOUND",
+    );
+    let a = app
+        .send_json(
+            reqwest::Method::DELETE,
+            "/v1/videos/track",
+            None,
+            &serde_json::json!({}),
+        )
+        .await;
+    assert_nested_error(&a, 405, "METHOD_NOT_ALLOWED");
+}
+
+#[rstest]
+#[tokio::test]
+async fn the_openapi_document_lists_every_public_endpoint(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let a = app.get("/openapi.json", None).await;
+    assert_eq!(a.status.as_u16(), 200);
+    let paths = a.body["paths"].as_object().unwrap();
+    for (path, method) in [
+        ("/v1/videos/track", "post"),
+        ("/v1/videos/stats", "get"),
+        ("/v1/videos/by-id/{video_id}", "get"),
+        ("/v1/videos/by-external-id/{external_video_id}", "get"),
+        ("/v1/videos/by-external-id/{external_video_id}", "patch"),
+        ("/v1/account/usage", "get"),
+    ] {
+        assert!(
+            paths[path][method].is_object(),
+            "{method} {path} missing from the OpenAPI document"
+        );
+    }
+    assert!(a.body["components"]["securitySchemes"]["api_key"].is_object());
+}
+
+#[rstest]
+#[tokio::test]
+async fn a_graceful_stop_writes_pending_usage(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let mut app = TestApp::spawn(backend).await;
+    let (org, key) = app.org_with_key(vidpulse_domain::Plan::Pro).await;
+    app.get("/v1/videos/stats", Some(&key)).await;
+    app.stop().await;
+    let today = vidpulse_domain::Clock::now(&app.clock).date_naive();
+    let days = app
+        .store
+        .usage_history(vidpulse_domain::OrgId(org), today)
+        .await
+        .unwrap();
+    assert_eq!(days[0].total_requests, 1);
+}

@@ -1,0 +1,16 @@
+//! Integration tests: the real server on a random port against a fresh
+//! database, on SQLite and on PostgreSQL (every test takes both).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod cli;
+mod errors;
+mod health;
+mod helpers;
+mod patch;
+mod reads;
+mod refresh;
+mod stats;
+mod track;
+mod trends;
+mod usage;
+mod workers;

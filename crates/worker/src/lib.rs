@@ -1,0 +1,16 @@
+//! Background loops of vidpulse. Each loop is `run(ctx, shutdown)` around a
+//! `tick(ctx)` that tests call directly to step through the work.
+#![warn(missing_docs)]
+
+pub mod refresh;
+
+pub use refresh::{RefreshConfig, RefreshContext};
+
+/// What one tick of a loop did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tick {
+    /// Some work was done (this many items); tick again at once.
+    Worked(usize),
+    /// Nothing was due.
+    Idle,
+}

@@ -1,0 +1,306 @@
+//! The refresh scheduler: claims due catalog videos, reads them from the
+//! platform source in the largest batches it takes, and saves observations
+//! and the next read time (DESIGN.md, "Refreshing statistics").
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration as StdDuration;
+
+use chrono::{DateTime, Duration, Utc};
+use futures::StreamExt;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+use vidpulse_domain::schedule::{RefreshSchedule, retry_after_failure};
+use vidpulse_domain::{Clock, Platform};
+use vidpulse_platforms::{ReadOutcome, Source, SourceError, VideoSnapshot};
+use vidpulse_store::{CatalogMeta, DueVideo, RefreshOutcome, RefreshWrite, Store, StoreError};
+
+use crate::Tick;
+
+/// Tuning of the refresh loop.
+#[derive(Debug, Clone)]
+pub struct RefreshConfig {
+    /// Videos claimed per tick.
+    pub claim_batch: i64,
+    /// How long a claim holds; a worker that dies frees its videos after this.
+    pub lease: Duration,
+    /// Upstream calls in flight at once.
+    pub concurrency: usize,
+    /// Longest wait between two looks at the queue when idle.
+    pub idle_poll: StdDuration,
+    /// The schedule.
+    pub schedule: RefreshSchedule,
+}
+
+impl Default for RefreshConfig {
+    fn default() -> Self {
+        Self {
+            claim_batch: 500,
+            lease: Duration::minutes(5),
+            concurrency: 4,
+            idle_poll: StdDuration::from_secs(2),
+            schedule: RefreshSchedule::default(),
+        }
+    }
+}
+
+/// What the refresh loop works with.
+#[derive(Debug, Clone)]
+pub struct RefreshContext {
+    /// The store.
+    pub store: Arc<dyn Store>,
+    /// The platform source.
+    pub source: Arc<dyn Source>,
+    /// The clock.
+    pub clock: Arc<dyn Clock>,
+    /// Tuning.
+    pub config: RefreshConfig,
+    /// Notified when videos are tracked, so first reads happen at once.
+    pub wake: Arc<Notify>,
+}
+
+/// Claims the videos due now, reads them and saves the results.
+pub async fn tick(ctx: &RefreshContext) -> Result<Tick, StoreError> {
+    let now = ctx.clock.now();
+    let due = ctx
+        .store
+        .claim_due_videos(now, ctx.config.claim_batch, ctx.config.lease)
+        .await?;
+    if due.is_empty() {
+        return Ok(Tick::Idle);
+    }
+    let claimed = due.len();
+    let mut per_platform: BTreeMap<Platform, Vec<DueVideo>> = BTreeMap::new();
+    for video in due {
+        per_platform.entry(video.platform).or_default().push(video);
+    }
+    let mut calls = Vec::new();
+    for (platform, videos) in per_platform {
+        let size = ctx.source.max_batch(platform).max(1);
+        for chunk in videos.chunks(size) {
+            calls.push((platform, chunk.to_vec()));
+        }
+    }
+    // Reads must finish well inside the lease, or another worker may take over.
+    let deadline = (ctx.config.lease / 2)
+        .to_std()
+        .unwrap_or(StdDuration::from_secs(60));
+    let writes: Vec<RefreshWrite> = futures::stream::iter(calls)
+        .map(|(platform, videos)| read_batch(ctx, platform, videos, deadline))
+        .buffer_unordered(ctx.config.concurrency.max(1))
+        .flat_map(futures::stream::iter)
+        .collect()
+        .await;
+    let saved = ctx.store.save_refreshes(&writes).await?;
+    tracing::debug!(claimed, saved, "refresh tick");
+    Ok(Tick::Worked(claimed))
+}
+
+/// Reads one batch of one platform and turns every answer into a write.
+async fn read_batch(
+    ctx: &RefreshContext,
+    platform: Platform,
+    videos: Vec<DueVideo>,
+    deadline: StdDuration,
+) -> Vec<RefreshWrite> {
+    let ids: Vec<String> = videos.iter().map(|v| v.external_id.clone()).collect();
+    let answer = match tokio::time::timeout(deadline, ctx.source.read_videos(platform, &ids)).await
+    {
+        Ok(answer) => answer,
+        Err(_) => Err(SourceError::Transient(format!(
+            "read timed out after {deadline:?}"
+        ))),
+    };
+    let read_at = ctx.clock.now();
+    match answer {
+        Ok(outcomes) => {
+            let mut by_id: BTreeMap<String, ReadOutcome> = outcomes.into_iter().collect();
+            videos
+                .iter()
+                .map(|v| {
+                    let outcome = by_id.remove(&v.external_id).unwrap_or_else(|| {
+                        ReadOutcome::Failed(SourceError::Transient(
+                            "missing from the answer".into(),
+                        ))
+                    });
+                    write_for(&ctx.config.schedule, v, read_at, outcome)
+                })
+                .collect()
+        }
+        Err(e) => {
+            tracing::warn!(%platform, videos = videos.len(), error = %e, "platform read failed");
+            videos
+                .iter()
+                .map(|v| {
+                    write_for(
+                        &ctx.config.schedule,
+                        v,
+                        read_at,
+                        ReadOutcome::Failed(e.clone()),
+                    )
+                })
+                .collect()
+        }
+    }
+}
+
+/// The write and next read time for one video's outcome.
+fn write_for(
+    schedule: &RefreshSchedule,
+    video: &DueVideo,
+    read_at: DateTime<Utc>,
+    outcome: ReadOutcome,
+) -> RefreshWrite {
+    let regular = schedule.next_after(video.tracking_started_at, video.refresh_until, read_at);
+    let (outcome, next) = match outcome {
+        ReadOutcome::Found(snapshot) => (observed(snapshot), regular),
+        ReadOutcome::Gone { reason } => (RefreshOutcome::Gone { reason }, None),
+        ReadOutcome::Failed(error) => {
+            let next = regular.map(|regular_at| {
+                read_at + retry_after_failure(video.failures + 1, regular_at - read_at)
+            });
+            (
+                RefreshOutcome::Failed {
+                    error: error.to_string(),
+                },
+                next,
+            )
+        }
+    };
+    RefreshWrite {
+        video_id: video.id,
+        lease_token: video.lease_token,
+        read_at,
+        outcome,
+        next_refresh_at: next,
+    }
+}
+
+fn observed(s: VideoSnapshot) -> RefreshOutcome {
+    RefreshOutcome::Observed {
+        counters: s.counters,
+        meta: CatalogMeta {
+            title: s.meta.title,
+            thumbnail_url: s.meta.thumbnail_url,
+            author_username: s.meta.author_username,
+            author_display_name: s.meta.author_display_name,
+            published_at: s.meta.published_at,
+            canonical_url: s.meta.canonical_url,
+        },
+        source: s.source,
+    }
+}
+
+/// Runs the refresh loop until `shutdown`: ticks while there is work, then
+/// waits for the poll interval or a wake-up. A store failure backs off
+/// (1 s doubling to 30 s) instead of spinning; the tick in progress when
+/// shutdown comes finishes, and no new claim is made.
+pub async fn run(ctx: RefreshContext, shutdown: CancellationToken) {
+    let mut backoff = StdDuration::from_secs(1);
+    while !shutdown.is_cancelled() {
+        match tick(&ctx).await {
+            Ok(Tick::Worked(_)) => {
+                backoff = StdDuration::from_secs(1);
+                tokio::task::yield_now().await;
+            }
+            Ok(Tick::Idle) => {
+                backoff = StdDuration::from_secs(1);
+                tokio::select! {
+                    _ = tokio::time::sleep(ctx.config.idle_poll) => {}
+                    _ = ctx.wake.notified() => {}
+                    _ = shutdown.cancelled() => {}
+                }
+            }
+            Err(e) => {
+                tracing::error!(error = %e, retry_in = ?backoff, "refresh tick failed");
+                tokio::select! {
+                    _ = tokio::time::sleep(backoff) => {}
+                    _ = shutdown.cancelled() => {}
+                }
+                backoff = (backoff * 2).min(StdDuration::from_secs(30));
+            }
+        }
+    }
+    tracing::info!("refresh loop stopped");
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+    use vidpulse_domain::Counters;
+    use vidpulse_domain::ObservationSource;
+    use vidpulse_platforms::VideoMeta;
+
+    use super::*;
+
+    fn due(failures: i64) -> DueVideo {
+        let start = Utc.with_ymd_and_hms(2026, 11, 1, 0, 0, 0).unwrap();
+        DueVideo {
+            id: 1,
+            platform: Platform::YouTube,
+            external_id: "x".into(),
+            tracking_started_at: start,
+            refresh_until: start + Duration::days(30),
+            failures,
+            lease_token: uuid::Uuid::nil(),
+        }
+    }
+
+    #[test]
+    fn found_follows_the_schedule() {
+        let v = due(0);
+        let at = v.tracking_started_at + Duration::hours(2);
+        let snapshot = VideoSnapshot {
+            counters: Counters::default(),
+            meta: VideoMeta::default(),
+            source: ObservationSource::Simulated,
+        };
+        let w = write_for(
+            &RefreshSchedule::default(),
+            &v,
+            at,
+            ReadOutcome::Found(snapshot),
+        );
+        assert_eq!(w.next_refresh_at, Some(at + Duration::minutes(15)));
+    }
+
+    #[test]
+    fn gone_stops_and_failures_back_off() {
+        let v = due(0);
+        let at = v.tracking_started_at + Duration::days(10);
+        let s = RefreshSchedule::default();
+        let gone = write_for(
+            &s,
+            &v,
+            at,
+            ReadOutcome::Gone {
+                reason: "removed".into(),
+            },
+        );
+        assert_eq!(gone.next_refresh_at, None);
+        let failed = ReadOutcome::Failed(SourceError::Transient("x".into()));
+        assert_eq!(
+            write_for(&s, &v, at, failed.clone()).next_refresh_at,
+            Some(at + Duration::minutes(1))
+        );
+        assert_eq!(
+            write_for(&s, &due(3), at, failed.clone()).next_refresh_at,
+            Some(at + Duration::minutes(8))
+        );
+        assert_eq!(
+            write_for(&s, &due(20), at, failed).next_refresh_at,
+            Some(at + Duration::hours(6))
+        );
+    }
+
+    #[test]
+    fn nothing_after_the_window() {
+        let v = due(0);
+        let at = v.refresh_until;
+        let failed = ReadOutcome::Failed(SourceError::Transient("x".into()));
+        assert_eq!(
+            write_for(&RefreshSchedule::default(), &v, at, failed).next_refresh_at,
+            None
+        );
+    }
+}
