@@ -13,4 +13,5 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(videos::router())
         .merge(account::router())
+        .merge(trends::router())
 }
