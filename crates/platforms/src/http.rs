@@ -373,7 +373,7 @@ impl Upstream {
                 )
                 .body(body);
         }
-        let mut response = req.send().await.map_err(|e| self.request_error(&e))?;
+        let mut response = req.send().await.map_err(|e| self.request_error(e))?;
         let status = response.status();
         if let Some(len) = response.content_length()
             && len > self.config.max_body_bytes as u64
@@ -381,7 +381,7 @@ impl Upstream {
             return Err(HttpError::TooLarge(self.config.max_body_bytes));
         }
         let mut body: Vec<u8> = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| self.request_error(&e))? {
+        while let Some(chunk) = response.chunk().await.map_err(|e| self.request_error(e))? {
             if body.len() + chunk.len() > self.config.max_body_bytes {
                 return Err(HttpError::TooLarge(self.config.max_body_bytes));
             }
@@ -398,11 +398,13 @@ impl Upstream {
         }
     }
 
-    fn request_error(&self, e: &reqwest::Error) -> HttpError {
+    /// Classifies a transport error. The URL is dropped from the message:
+    /// its query may carry a credential (YouTube's `key=`).
+    fn request_error(&self, e: reqwest::Error) -> HttpError {
         if e.is_timeout() {
             HttpError::Timeout(self.config.timeout)
         } else {
-            HttpError::Network(e.to_string())
+            HttpError::Network(e.without_url().to_string())
         }
     }
 
@@ -582,6 +584,26 @@ mod tests {
         ));
         assert!(up.snapshot().circuit_open);
         assert_eq!(up.snapshot().calls, 2, "an open circuit sends nothing");
+    }
+
+    #[tokio::test]
+    async fn network_errors_never_show_the_query() {
+        // A port nobody listens on: the connection is refused.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        drop(listener);
+        let mut c = UpstreamConfig::new(
+            "test",
+            Url::parse(&format!("http://127.0.0.1:{port}/api/")).unwrap(),
+        );
+        c.max_retries = 0;
+        let up = Upstream::new(c).unwrap();
+        let e = up
+            .send(Call::get("x", vec![("key", "s3cr3t-key".into())], 1))
+            .await
+            .unwrap_err();
+        assert!(matches!(e, HttpError::Network(_)), "{e:?}");
+        assert!(!e.to_string().contains("s3cr3t-key"), "{e}");
     }
 
     #[tokio::test]

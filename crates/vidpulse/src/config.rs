@@ -112,7 +112,7 @@ pub struct RuntimeArgs {
 }
 
 /// Settings of the live platform adapters (`--upstream live`).
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct LiveArgs {
     /// Adapter for YouTube videos: the Data API (needs a key) or yt-dlp.
     #[arg(long, env = "VIDPULSE_YOUTUBE_ADAPTER", value_enum, default_value_t = YoutubeAdapter::Api)]
@@ -277,6 +277,8 @@ pub struct RuntimeSettings {
     pub schedule: RefreshSchedule,
     /// Faults of the simulated source.
     pub simulated: SimulatedConfig,
+    /// Settings of the live adapters (validated when `upstream` is live).
+    pub live: LiveArgs,
 }
 
 impl RuntimeArgs {
@@ -304,6 +306,7 @@ impl RuntimeArgs {
                 latency: Duration::from_millis(self.sim_latency_ms),
                 ..SimulatedConfig::default()
             },
+            live: self.live.clone(),
         })
     }
 }

@@ -5,4 +5,5 @@
 pub mod app;
 pub mod commands;
 pub mod config;
+pub mod live;
 pub mod telemetry;

@@ -12,15 +12,27 @@ use vidpulse_store::StoreConfig;
 use vidpulse_worker::RefreshConfig;
 
 use crate::app::{Services, run_server, shutdown_signal};
-use crate::config::{RuntimeSettings, ServeArgs};
+use crate::config::{RuntimeSettings, ServeArgs, Upstream};
+use crate::live::live_sources;
 
-/// Builds the platform source and short-link resolver the settings ask for.
-pub fn platform_sources(settings: &RuntimeSettings) -> (Arc<dyn Source>, ShortLinkResolver) {
-    let source = Arc::new(SimulatedSource::new(
-        settings.simulated.clone(),
-        Arc::new(SystemClock),
-    ));
-    (source, ShortLinkResolver::offline())
+/// Builds the platform source and short-link resolver the settings ask for;
+/// in live mode, logs each platform operation that is unavailable and why.
+pub async fn platform_sources(
+    settings: &RuntimeSettings,
+) -> anyhow::Result<(Arc<dyn Source>, ShortLinkResolver)> {
+    match settings.upstream {
+        Upstream::Simulated => {
+            let source = SimulatedSource::new(settings.simulated.clone(), Arc::new(SystemClock));
+            Ok((Arc::new(source), ShortLinkResolver::offline()))
+        }
+        Upstream::Live => {
+            let (source, resolver) = live_sources(&settings.live).await?;
+            for line in source.unavailable() {
+                tracing::warn!("unavailable: {line}");
+            }
+            Ok((Arc::new(source), resolver))
+        }
+    }
 }
 
 /// Runs the command until SIGINT or SIGTERM.
@@ -29,7 +41,7 @@ pub async fn run(database_url: &str, args: &ServeArgs) -> anyhow::Result<()> {
     let store = vidpulse_store::open(&StoreConfig::new(database_url))
         .await
         .context("cannot open the database")?;
-    let (source, resolver) = platform_sources(&settings);
+    let (source, resolver) = platform_sources(&settings).await?;
     let api = ApiConfig {
         upgrade_url: args.upgrade_url.clone(),
         ..ApiConfig::default()

@@ -17,7 +17,7 @@ pub async fn run(database_url: &str, args: &RuntimeArgs) -> anyhow::Result<()> {
     let store = vidpulse_store::open(&StoreConfig::new(database_url))
         .await
         .context("cannot open the database")?;
-    let (source, _) = platform_sources(&settings);
+    let (source, _) = platform_sources(&settings).await?;
     let ctx = RefreshContext {
         store: store.clone(),
         source,

@@ -205,3 +205,77 @@ async fn serve_starts_with_no_configuration_and_stops_on_sigterm() {
         .unwrap();
     assert!(stdout.is_empty(), "serve keeps stdout empty");
 }
+
+#[test]
+fn live_mode_names_the_missing_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}/v.db", dir.path().display());
+    let out = Command::new(env!("CARGO_BIN_EXE_vidpulse"))
+        .args(["serve", "--upstream", "live"])
+        .env("DATABASE_URL", &db)
+        .env_remove("VIDPULSE_YOUTUBE_API_KEY")
+        .output()
+        .unwrap();
+    let line = one_line_error(&out);
+    assert!(line.contains("VIDPULSE_YOUTUBE_API_KEY"), "{line}");
+}
+
+#[tokio::test]
+async fn live_mode_starts_without_ytdlp_and_says_what_is_unavailable() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_vidpulse"))
+        .args(["serve", "--upstream", "live", "--youtube-adapter", "ytdlp"])
+        .current_dir(dir.path())
+        .env_remove("DATABASE_URL")
+        .env_remove("RUST_LOG")
+        .env("VIDPULSE_LISTEN", format!("127.0.0.1:{port}"))
+        .env("VIDPULSE_YTDLP_PATH", dir.path().join("no-such-yt-dlp"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    vidpulse_platforms::http::install_crypto_provider();
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(2))
+        .build()
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}/readyz");
+    let mut ready = false;
+    for _ in 0..100 {
+        if client
+            .get(&url)
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
+            ready = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(ready, "serve did not become ready without yt-dlp");
+    let pid = child.id().unwrap();
+    Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    tokio::time::timeout(Duration::from_secs(10), child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    let mut stderr = String::new();
+    tokio::io::AsyncReadExt::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr)
+        .await
+        .unwrap();
+    for platform in ["YouTube videos", "TikTok videos", "Instagram videos"] {
+        assert!(
+            stderr.contains(&format!("unavailable: {platform}: yt-dlp is unavailable")),
+            "{platform} missing from: {stderr}"
+        );
+    }
+    assert!(stderr.contains("YouTube trends: not configured: set VIDPULSE_YOUTUBE_API_KEY"));
+}

@@ -14,7 +14,7 @@ use vidpulse::app::{Services, run_server};
 use vidpulse::commands::admin;
 use vidpulse_api::ApiConfig;
 use vidpulse_domain::{Clock, ManualClock, Plan};
-use vidpulse_platforms::{ShortLinkResolver, SimulatedConfig, SimulatedSource};
+use vidpulse_platforms::{ShortLinkResolver, SimulatedConfig, SimulatedSource, Source};
 use vidpulse_store::testing::TestDb;
 use vidpulse_store::{Backend, Store};
 use vidpulse_worker::{RefreshConfig, Tick};
@@ -30,6 +30,8 @@ pub struct TestConfig {
     pub sim: SimulatedConfig,
     /// Run the background refresh loop (tests usually step it instead).
     pub run_worker: bool,
+    /// Serve this source instead of the simulated one (live adapters on stubs).
+    pub source: Option<Arc<dyn Source>>,
 }
 
 /// A running test server.
@@ -84,7 +86,10 @@ impl TestApp {
         let services = Services::new(
             db.store.clone(),
             Arc::new(clock.clone()),
-            Arc::new(source.clone()),
+            config
+                .source
+                .clone()
+                .unwrap_or_else(|| Arc::new(source.clone())),
             ShortLinkResolver::offline(),
             config.api,
             config.refresh,

@@ -6,6 +6,7 @@ mod cli;
 mod errors;
 mod health;
 mod helpers;
+mod live;
 mod patch;
 mod reads;
 mod refresh;
