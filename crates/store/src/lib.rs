@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
+pub mod creators;
 pub mod credits;
 mod error;
 pub mod orgs;
@@ -22,14 +23,19 @@ pub mod testing;
 pub mod usage;
 pub mod videos;
 
+pub use creators::{
+    ClaimedJob, CreatorJob, CreatorProfile, CreatorStore, CreatorVideos, DiscoveryOutcome,
+    DiscoveryResult, DueDiscovery, JOB_TIMEOUT, JobFinished, JobStatus, JobSuccess, NewCreatorJob,
+    StartJob, TrackedAccount,
+};
 pub use credits::{CappedCharge, Charge, CreditStore};
 pub use error::StoreError;
 pub use orgs::{ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization};
 pub use refresh::{CatalogMeta, DueVideo, RefreshOutcome, RefreshStore, RefreshWrite};
 pub use usage::{UsageDay, UsageDelta, UsageStore};
 pub use videos::{
-    ListQuery, Page, PatchOutcome, SortKey, SortOrder, StatusFilter, TagsResult, TrackBatch,
-    TrackOutcome, TrackedVideo, VideoLookup, VideoRecord, VideoState, VideoStore,
+    ListQuery, Page, PatchOutcome, QuotaPolicy, SortKey, SortOrder, StatusFilter, TagsResult,
+    TrackBatch, TrackOutcome, TrackedVideo, VideoLookup, VideoRecord, VideoState, VideoStore,
 };
 
 /// Which database a store runs on.
@@ -78,7 +84,15 @@ impl StoreConfig {
 /// Everything vidpulse persists.
 #[async_trait]
 pub trait Store:
-    OrgStore + VideoStore + RefreshStore + UsageStore + CreditStore + Send + Sync + std::fmt::Debug
+    OrgStore
+    + VideoStore
+    + RefreshStore
+    + UsageStore
+    + CreditStore
+    + CreatorStore
+    + Send
+    + Sync
+    + std::fmt::Debug
 {
     /// Which database this is.
     fn backend(&self) -> Backend;

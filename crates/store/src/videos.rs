@@ -232,3 +232,13 @@ pub trait VideoStore {
         now: DateTime<Utc>,
     ) -> Result<Option<PatchOutcome>, StoreError>;
 }
+
+/// How a batch of new videos meets the organization's quota.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuotaPolicy {
+    /// Past the quota, nothing is tracked (a track request).
+    AllOrNothing,
+    /// New videos are tracked in order until the quota is full; the rest are
+    /// skipped (a creator's backfill and discovery).
+    WhatFits,
+}

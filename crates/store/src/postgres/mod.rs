@@ -12,6 +12,7 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use crate::{Backend, Store, StoreConfig, StoreError};
 
+mod creators;
 mod credits;
 mod orgs;
 mod refresh;

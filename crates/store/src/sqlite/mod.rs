@@ -11,6 +11,7 @@ use sqlx::{Sqlite, SqlitePool, Transaction};
 
 use crate::{Backend, Store, StoreConfig, StoreError};
 
+mod creators;
 mod credits;
 mod orgs;
 mod refresh;

@@ -12,6 +12,7 @@ use vidpulse_domain::{OrgId, Plan, VideoId};
 use super::SqliteStore;
 use crate::StoreError;
 use crate::rows::{VideoRow, list_order, state_name};
+use crate::videos::QuotaPolicy;
 use crate::videos::{
     ListQuery, Page, PatchOutcome, TagsResult, TrackBatch, TrackOutcome, TrackedVideo, VideoLookup,
     VideoRecord, VideoStore,
@@ -36,135 +37,11 @@ const RECORD_COLUMNS: &str = "
 impl VideoStore for SqliteStore {
     async fn track_videos(&self, batch: TrackBatch) -> Result<TrackOutcome, StoreError> {
         let mut tx = self.write_tx().await?;
-        let (plan, quota_override): (String, Option<i64>) =
-            sqlx::query_as("SELECT plan, video_quota FROM organizations WHERE id = ?1")
-                .bind(batch.organization_id.0)
-                .fetch_optional(&mut *tx)
-                .await?
-                .ok_or(StoreError::NotFound)?;
-        let plan: Plan = plan
-            .parse()
-            .map_err(|e| StoreError::Corrupt(format!("{e}")))?;
-        let quota = Limits::of(plan, quota_override, None).video_quota;
-
-        // Which videos the organization tracks already (first occurrence wins).
-        let mut known: Vec<((vidpulse_domain::Platform, &str), Option<Uuid>)> = Vec::new();
-        for v in &batch.videos {
-            let key = (v.platform, v.external_id.as_str());
-            if known.iter().any(|(k, _)| *k == key) {
-                continue;
-            }
-            let existing: Option<Uuid> = sqlx::query_scalar(
-                "SELECT tv.id FROM tracked_videos tv
-                 JOIN platform_videos pv ON pv.id = tv.platform_video_id
-                 WHERE tv.organization_id = ?1 AND pv.platform = ?2 AND pv.external_id = ?3",
-            )
-            .bind(batch.organization_id.0)
-            .bind(v.platform.id())
-            .bind(&v.external_id)
-            .fetch_optional(&mut *tx)
-            .await?;
-            known.push((key, existing));
+        let outcome = track_in(&mut tx, &batch, "video_track", QuotaPolicy::AllOrNothing).await?;
+        if matches!(outcome, TrackOutcome::Tracked(_)) {
+            tx.commit().await?;
         }
-        let requested = known.iter().filter(|(_, id)| id.is_none()).count() as i64;
-        if requested > 0 {
-            let in_use: i64 = sqlx::query_scalar(
-                "SELECT count(*) FROM tracked_videos
-                 WHERE organization_id = ?1 AND tracking_ends_at > ?2",
-            )
-            .bind(batch.organization_id.0)
-            .bind(batch.now)
-            .fetch_one(&mut *tx)
-            .await?;
-            if in_use + requested > quota {
-                return Ok(TrackOutcome::QuotaExceeded {
-                    plan,
-                    quota,
-                    in_use,
-                    requested,
-                });
-            }
-        }
-
-        let ends = batch.now + batch.window;
-        let mut results = Vec::with_capacity(batch.videos.len());
-        let mut started: Vec<((vidpulse_domain::Platform, &str), Uuid)> = Vec::new();
-        for v in &batch.videos {
-            let key = (v.platform, v.external_id.as_str());
-            if let Some((_, id)) = started.iter().find(|(k, _)| *k == key) {
-                results.push(TrackedVideo {
-                    video_id: VideoId(*id),
-                    newly_tracked: false,
-                });
-                continue;
-            }
-            let existing = known
-                .iter()
-                .find(|(k, _)| *k == key)
-                .and_then(|(_, id)| *id);
-            if let Some(id) = existing {
-                results.push(TrackedVideo {
-                    video_id: VideoId(id),
-                    newly_tracked: false,
-                });
-                continue;
-            }
-            let catalog_id: i64 = sqlx::query_scalar(
-                "INSERT INTO platform_videos
-                   (platform, external_id, url, tracking_started_at, refresh_until, next_refresh_at, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?4, ?4)
-                 ON CONFLICT (platform, external_id) DO UPDATE SET
-                   tracking_started_at = excluded.tracking_started_at,
-                   refresh_until = max(platform_videos.refresh_until, excluded.refresh_until),
-                   next_refresh_at = CASE
-                     WHEN platform_videos.gone_at IS NOT NULL THEN NULL
-                     WHEN platform_videos.next_refresh_at < excluded.next_refresh_at
-                       THEN platform_videos.next_refresh_at
-                     ELSE excluded.next_refresh_at END
-                 RETURNING id",
-            )
-            .bind(v.platform.id())
-            .bind(&v.external_id)
-            .bind(&v.canonical_url)
-            .bind(batch.now)
-            .bind(ends)
-            .fetch_one(&mut *tx)
-            .await?;
-            let video_id = VideoId::new();
-            sqlx::query(
-                "INSERT INTO tracked_videos
-                   (id, organization_id, platform_video_id, tracking_started_at, tracking_ends_at,
-                    created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?4, ?4)",
-            )
-            .bind(video_id.0)
-            .bind(batch.organization_id.0)
-            .bind(catalog_id)
-            .bind(batch.now)
-            .bind(ends)
-            .execute(&mut *tx)
-            .await?;
-            sqlx::query(
-                "INSERT INTO credit_ledger
-                   (organization_id, api_key_id, request_id, amount, reason, subject, created_at)
-                 VALUES (?1, ?2, ?3, ?4, 'video_track', ?5, ?6)",
-            )
-            .bind(batch.organization_id.0)
-            .bind(batch.api_key_id.map(|k| k.0))
-            .bind(&batch.request_id)
-            .bind(batch.credits_per_video)
-            .bind(video_id.0.to_string())
-            .bind(batch.now)
-            .execute(&mut *tx)
-            .await?;
-            started.push((key, video_id.0));
-            results.push(TrackedVideo {
-                video_id,
-                newly_tracked: true,
-            });
-        }
-        tx.commit().await?;
-        Ok(TrackOutcome::Tracked(results))
+        Ok(outcome)
     }
 
     async fn list_videos(
@@ -374,3 +251,150 @@ const LIST_FROM: &str = "
             WHEN pv.gone_at IS NOT NULL OR pv.failures >= ?5 THEN 'failed'
             WHEN tv.tracking_ends_at <= ?4 THEN 'completed'
             ELSE 'active' END)";
+
+/// Tracks a batch inside `tx`, charging `reason` per newly tracked video.
+/// [`QuotaPolicy::AllOrNothing`] refuses the whole batch past the quota;
+/// [`QuotaPolicy::WhatFits`] tracks new videos in order until the quota is
+/// full and leaves the rest out of the result.
+pub(super) async fn track_in(
+    tx: &mut Transaction<'static, Sqlite>,
+    batch: &TrackBatch,
+    reason: &str,
+    policy: QuotaPolicy,
+) -> Result<TrackOutcome, StoreError> {
+    let (plan, quota_override): (String, Option<i64>) =
+        sqlx::query_as("SELECT plan, video_quota FROM organizations WHERE id = ?1")
+            .bind(batch.organization_id.0)
+            .fetch_optional(&mut **tx)
+            .await?
+            .ok_or(StoreError::NotFound)?;
+    let plan: Plan = plan
+        .parse()
+        .map_err(|e| StoreError::Corrupt(format!("{e}")))?;
+    let quota = Limits::of(plan, quota_override, None).video_quota;
+
+    // Which videos the organization tracks already (first occurrence wins).
+    let mut known: Vec<((vidpulse_domain::Platform, &str), Option<Uuid>)> = Vec::new();
+    for v in &batch.videos {
+        let key = (v.platform, v.external_id.as_str());
+        if known.iter().any(|(k, _)| *k == key) {
+            continue;
+        }
+        let existing: Option<Uuid> = sqlx::query_scalar(
+            "SELECT tv.id FROM tracked_videos tv
+             JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             WHERE tv.organization_id = ?1 AND pv.platform = ?2 AND pv.external_id = ?3",
+        )
+        .bind(batch.organization_id.0)
+        .bind(v.platform.id())
+        .bind(&v.external_id)
+        .fetch_optional(&mut **tx)
+        .await?;
+        known.push((key, existing));
+    }
+    let requested = known.iter().filter(|(_, id)| id.is_none()).count() as i64;
+    let mut allowed = requested;
+    if requested > 0 {
+        let in_use: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM tracked_videos
+             WHERE organization_id = ?1 AND tracking_ends_at > ?2",
+        )
+        .bind(batch.organization_id.0)
+        .bind(batch.now)
+        .fetch_one(&mut **tx)
+        .await?;
+        allowed = (quota - in_use).max(0);
+        if policy == QuotaPolicy::AllOrNothing && in_use + requested > quota {
+            return Ok(TrackOutcome::QuotaExceeded {
+                plan,
+                quota,
+                in_use,
+                requested,
+            });
+        }
+    }
+
+    let ends = batch.now + batch.window;
+    let mut results = Vec::with_capacity(batch.videos.len());
+    let mut started: Vec<((vidpulse_domain::Platform, &str), Uuid)> = Vec::new();
+    for v in &batch.videos {
+        let key = (v.platform, v.external_id.as_str());
+        if let Some((_, id)) = started.iter().find(|(k, _)| *k == key) {
+            results.push(TrackedVideo {
+                video_id: VideoId(*id),
+                newly_tracked: false,
+            });
+            continue;
+        }
+        let existing = known
+            .iter()
+            .find(|(k, _)| *k == key)
+            .and_then(|(_, id)| *id);
+        if let Some(id) = existing {
+            results.push(TrackedVideo {
+                video_id: VideoId(id),
+                newly_tracked: false,
+            });
+            continue;
+        }
+        if started.len() as i64 >= allowed {
+            // What fits is tracked; the rest is skipped (QuotaPolicy::WhatFits).
+            continue;
+        }
+        let catalog_id: i64 = sqlx::query_scalar(
+            "INSERT INTO platform_videos
+               (platform, external_id, url, tracking_started_at, refresh_until, next_refresh_at, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?4, ?4)
+             ON CONFLICT (platform, external_id) DO UPDATE SET
+               tracking_started_at = excluded.tracking_started_at,
+               refresh_until = max(platform_videos.refresh_until, excluded.refresh_until),
+               next_refresh_at = CASE
+                 WHEN platform_videos.gone_at IS NOT NULL THEN NULL
+                 WHEN platform_videos.next_refresh_at < excluded.next_refresh_at
+                   THEN platform_videos.next_refresh_at
+                 ELSE excluded.next_refresh_at END
+             RETURNING id",
+        )
+        .bind(v.platform.id())
+        .bind(&v.external_id)
+        .bind(&v.canonical_url)
+        .bind(batch.now)
+        .bind(ends)
+        .fetch_one(&mut **tx)
+        .await?;
+        let video_id = VideoId::new();
+        sqlx::query(
+            "INSERT INTO tracked_videos
+               (id, organization_id, platform_video_id, tracking_started_at, tracking_ends_at,
+                created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?4, ?4)",
+        )
+        .bind(video_id.0)
+        .bind(batch.organization_id.0)
+        .bind(catalog_id)
+        .bind(batch.now)
+        .bind(ends)
+        .execute(&mut **tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO credit_ledger
+               (organization_id, api_key_id, request_id, amount, reason, subject, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?7, ?5, ?6)",
+        )
+        .bind(batch.organization_id.0)
+        .bind(batch.api_key_id.map(|k| k.0))
+        .bind(&batch.request_id)
+        .bind(batch.credits_per_video)
+        .bind(video_id.0.to_string())
+        .bind(batch.now)
+        .bind(reason)
+        .execute(&mut **tx)
+        .await?;
+        started.push((key, video_id.0));
+        results.push(TrackedVideo {
+            video_id,
+            newly_tracked: true,
+        });
+    }
+    Ok(TrackOutcome::Tracked(results))
+}
