@@ -70,7 +70,7 @@ pub struct NewCreatorJob {
 #[derive(Debug, Clone, PartialEq)]
 pub enum StartJob {
     /// The job is queued.
-    Queued(CreatorJob),
+    Queued(Box<CreatorJob>),
     /// The organization tracks this creator already, actively.
     AlreadyTracked {
         /// Its tracked account.

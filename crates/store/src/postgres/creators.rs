@@ -131,7 +131,7 @@ impl CreatorStore for PgStore {
             .await?
             .ok_or(StoreError::NotFound)?;
         tx.commit().await?;
-        Ok(StartJob::Queued(created))
+        Ok(StartJob::Queued(Box::new(created)))
     }
 
     async fn creator_job(

@@ -130,7 +130,7 @@ impl CreatorStore for SqliteStore {
             .await?
             .ok_or(StoreError::NotFound)?;
         tx.commit().await?;
-        Ok(StartJob::Queued(created))
+        Ok(StartJob::Queued(Box::new(created)))
     }
 
     async fn creator_job(
