@@ -45,6 +45,18 @@ pub enum ErrorCode {
     ServiceUnavailable,
     /// An upstream platform failed.
     ExternalApiError,
+    /// The organization tracks this creator already.
+    CreatorAlreadyTracked,
+    /// A job for this creator is in flight.
+    CreatorTrackInFlight,
+    /// A job reactivating this deactivated creator is in flight.
+    CreatorReactivateInFlight,
+    /// The organization's creator cap is reached.
+    TrackedCreatorsLimit,
+    /// The creator lookup found no creator tracked by the organization.
+    BloggerNotTracked,
+    /// The job ran past the timeout and was closed.
+    JobTimeout,
 }
 
 impl ErrorCode {
@@ -67,6 +79,12 @@ impl ErrorCode {
             ErrorCode::InternalError => "INTERNAL_ERROR",
             ErrorCode::ServiceUnavailable => "SERVICE_UNAVAILABLE",
             ErrorCode::ExternalApiError => "EXTERNAL_API_ERROR",
+            ErrorCode::CreatorAlreadyTracked => "CREATOR_ALREADY_TRACKED",
+            ErrorCode::CreatorTrackInFlight => "CREATOR_TRACK_IN_FLIGHT",
+            ErrorCode::CreatorReactivateInFlight => "CREATOR_REACTIVATE_IN_FLIGHT",
+            ErrorCode::TrackedCreatorsLimit => "TRACKED_CREATORS_LIMIT",
+            ErrorCode::BloggerNotTracked => "BLOGGER_NOT_TRACKED",
+            ErrorCode::JobTimeout => "JOB_TIMEOUT",
         }
     }
 }

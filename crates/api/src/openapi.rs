@@ -16,6 +16,7 @@ use utoipa::{Modify, OpenApi};
         (name = "videos", description = "Video tracking and statistics"),
         (name = "account", description = "Account usage"),
         (name = "trends", description = "Trend search"),
+        (name = "creators", description = "Creator tracking jobs and lookup"),
     )
 )]
 pub struct ApiDoc;

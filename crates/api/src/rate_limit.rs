@@ -17,6 +17,9 @@ pub struct RateLimitConfig {
     pub multi_video_requests_per_minute: u32,
     /// URLs across all track requests.
     pub videos_per_minute: u32,
+    /// `POST /v1/bloggers/track` requests; the job status reads have a
+    /// budget of their own of the same size.
+    pub creator_requests_per_minute: u32,
 }
 
 impl Default for RateLimitConfig {
@@ -24,6 +27,7 @@ impl Default for RateLimitConfig {
         Self {
             multi_video_requests_per_minute: 20,
             videos_per_minute: 1000,
+            creator_requests_per_minute: 60,
         }
     }
 }
@@ -34,6 +38,8 @@ pub struct RateLimits {
     multi_video_requests: DefaultKeyedRateLimiter<ApiKeyId>,
     videos: DefaultKeyedRateLimiter<ApiKeyId>,
     videos_burst: NonZeroU32,
+    creator_track: DefaultKeyedRateLimiter<ApiKeyId>,
+    job_status: DefaultKeyedRateLimiter<ApiKeyId>,
 }
 
 fn per_minute(n: u32) -> NonZeroU32 {
@@ -50,7 +56,27 @@ impl RateLimits {
             ))),
             videos: RateLimiter::keyed(Quota::per_minute(videos_burst)),
             videos_burst,
+            creator_track: RateLimiter::keyed(Quota::per_minute(per_minute(
+                config.creator_requests_per_minute,
+            ))),
+            job_status: RateLimiter::keyed(Quota::per_minute(per_minute(
+                config.creator_requests_per_minute,
+            ))),
         }
+    }
+
+    /// Admits a `POST /v1/bloggers/track` for `key`, or says when to retry.
+    pub fn check_creator_track(&self, key: ApiKeyId) -> Result<(), ApiError> {
+        self.creator_track.check_key(&key).map_err(|not_until| {
+            limited("creator track requests per minute", wait_secs(&not_until))
+        })
+    }
+
+    /// Admits a job status read for `key`, or says when to retry.
+    pub fn check_job_status(&self, key: ApiKeyId) -> Result<(), ApiError> {
+        self.job_status
+            .check_key(&key)
+            .map_err(|not_until| limited("job status requests per minute", wait_secs(&not_until)))
     }
 
     /// Admits a track request of `urls` URLs for `key`, or says when to retry.
@@ -100,6 +126,7 @@ mod tests {
         let limits = RateLimits::new(&RateLimitConfig {
             multi_video_requests_per_minute: 2,
             videos_per_minute: 10,
+            creator_requests_per_minute: 60,
         });
         let key = ApiKeyId::new();
         assert!(limits.check_track(key, 2).is_ok());

@@ -65,6 +65,8 @@ pub struct AppState {
     pub keys: KeyCache,
     /// Wakes the refresh worker when videos are tracked.
     pub refresh_wake: Arc<Notify>,
+    /// Wakes the creator job runner when a job is queued.
+    pub jobs_wake: Arc<Notify>,
 }
 
 impl AppState {
@@ -87,6 +89,7 @@ impl AppState {
             source,
             resolver,
             refresh_wake,
+            jobs_wake: Arc::new(Notify::new()),
         }
     }
 }

@@ -12,7 +12,7 @@ use vidpulse_api::{ApiConfig, AppState};
 use vidpulse_domain::Clock;
 use vidpulse_platforms::{ShortLinkResolver, Source};
 use vidpulse_store::Store;
-use vidpulse_worker::{RefreshConfig, RefreshContext};
+use vidpulse_worker::{CreatorConfig, CreatorContext, RefreshConfig, RefreshContext};
 
 /// How often request counters are written to the database.
 pub const USAGE_FLUSH_INTERVAL: Duration = Duration::from_secs(5);
@@ -24,6 +24,8 @@ pub struct Services {
     pub state: AppState,
     /// The refresh worker's context.
     pub refresh: RefreshContext,
+    /// The creator loops' context (jobs, sweep, discovery).
+    pub creators: CreatorContext,
 }
 
 impl Services {
@@ -35,6 +37,7 @@ impl Services {
         resolver: ShortLinkResolver,
         mut api: ApiConfig,
         refresh: RefreshConfig,
+        mut creators: CreatorConfig,
     ) -> Self {
         let wake = Arc::new(Notify::new());
         api.tracking_window = refresh.schedule.window;
@@ -46,6 +49,16 @@ impl Services {
             api,
             wake.clone(),
         );
+        creators.tracking_window = refresh.schedule.window;
+        creators.credits_per_video = state.config.credits_per_video;
+        let creators = CreatorContext {
+            store: store.clone(),
+            source: source.clone(),
+            clock: clock.clone(),
+            config: creators,
+            wake: state.jobs_wake.clone(),
+            refresh_wake: wake.clone(),
+        };
         let refresh = RefreshContext {
             store,
             source,
@@ -53,7 +66,11 @@ impl Services {
             config: refresh,
             wake,
         };
-        Self { state, refresh }
+        Self {
+            state,
+            refresh,
+            creators,
+        }
     }
 }
 
@@ -75,8 +92,9 @@ pub async fn run_server(
             .run(USAGE_FLUSH_INTERVAL, shutdown.clone()),
     );
     let worker = run_worker.then(|| {
-        tokio::spawn(vidpulse_worker::refresh::run(
+        tokio::spawn(run_worker_loops(
             services.refresh.clone(),
+            services.creators.clone(),
             shutdown.clone(),
         ))
     });
@@ -92,6 +110,19 @@ pub async fn run_server(
     flusher.await?;
     served?;
     Ok(())
+}
+
+/// Runs every background loop (refresh, creator jobs and discovery) until
+/// `shutdown`, and waits for each to finish its work in progress.
+pub async fn run_worker_loops(
+    refresh: RefreshContext,
+    creators: CreatorContext,
+    shutdown: CancellationToken,
+) {
+    tokio::join!(
+        vidpulse_worker::refresh::run(refresh, shutdown.clone()),
+        vidpulse_worker::creators::run(creators, shutdown),
+    );
 }
 
 /// Resolves on SIGINT or SIGTERM.

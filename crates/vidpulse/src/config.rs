@@ -12,6 +12,7 @@ use uuid::Uuid;
 use vidpulse_domain::Plan;
 use vidpulse_domain::schedule::RefreshSchedule;
 use vidpulse_platforms::SimulatedConfig;
+use vidpulse_worker::CreatorConfig;
 
 /// The default database: a SQLite file under `data/`, created on first start.
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/vidpulse.db";
@@ -106,6 +107,12 @@ pub struct RuntimeArgs {
     /// Simulated upstream: added latency per call, in milliseconds.
     #[arg(long, env = "VIDPULSE_SIM_LATENCY_MS", default_value_t = 0)]
     pub sim_latency_ms: u64,
+    /// Seconds a creator-track job may run before the sweep closes it (`JOB_TIMEOUT`).
+    #[arg(long, env = "VIDPULSE_JOB_TIMEOUT_SECS", default_value_t = 3600)]
+    pub job_timeout_secs: u64,
+    /// Seconds between two runs of the job timeout sweep.
+    #[arg(long, env = "VIDPULSE_JOB_SWEEP_INTERVAL_SECS", default_value_t = 3600)]
+    pub job_sweep_interval_secs: u64,
     /// Live settings of the platform adapters.
     #[command(flatten)]
     pub live: LiveArgs,
@@ -279,6 +286,8 @@ pub struct RuntimeSettings {
     pub simulated: SimulatedConfig,
     /// Settings of the live adapters (validated when `upstream` is live).
     pub live: LiveArgs,
+    /// Settings of the creator loops.
+    pub creators: CreatorConfig,
 }
 
 impl RuntimeArgs {
@@ -297,6 +306,17 @@ impl RuntimeArgs {
         if self.upstream == Upstream::Live {
             self.live.validate()?;
         }
+        for (name, secs) in [
+            ("VIDPULSE_JOB_TIMEOUT_SECS", self.job_timeout_secs),
+            (
+                "VIDPULSE_JOB_SWEEP_INTERVAL_SECS",
+                self.job_sweep_interval_secs,
+            ),
+        ] {
+            if !(1..=30 * 86_400).contains(&secs) {
+                anyhow::bail!("{name} must be between 1 and 2592000 seconds; got {secs}");
+            }
+        }
         Ok(RuntimeSettings {
             upstream: self.upstream,
             schedule,
@@ -307,6 +327,11 @@ impl RuntimeArgs {
                 ..SimulatedConfig::default()
             },
             live: self.live.clone(),
+            creators: CreatorConfig {
+                job_timeout: chrono::Duration::seconds(self.job_timeout_secs as i64),
+                sweep_interval: Duration::from_secs(self.job_sweep_interval_secs),
+                ..CreatorConfig::default()
+            },
         })
     }
 }
@@ -378,11 +403,11 @@ pub const KNOWN_VARIABLES: &[&str] = &[
     "VIDPULSE_YTDLP_CONCURRENCY",
     "VIDPULSE_YTDLP_TIMEOUT_SECS",
     "VIDPULSE_YTDLP_COOKIES",
+    "VIDPULSE_JOB_TIMEOUT_SECS",
+    "VIDPULSE_JOB_SWEEP_INTERVAL_SECS",
     // Documented in CONTRACT.md; read by features still being built.
     "VIDPULSE_JWT_SECRET",
     "VIDPULSE_JWT_JWKS_URL",
-    "VIDPULSE_JOB_TIMEOUT_SECS",
-    "VIDPULSE_JOB_SWEEP_INTERVAL_SECS",
     "VIDPULSE_INVITE_TTL_SECS",
     "VIDPULSE_SMTP_URL",
     "VIDPULSE_TEST_POSTGRES_URL",

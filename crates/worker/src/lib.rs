@@ -2,8 +2,10 @@
 //! `tick(ctx)` that tests call directly to step through the work.
 #![warn(missing_docs)]
 
+pub mod creators;
 pub mod refresh;
 
+pub use creators::{CreatorConfig, CreatorContext};
 pub use refresh::{RefreshConfig, RefreshContext};
 
 /// What one tick of a loop did.

@@ -5,6 +5,7 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::state::AppState;
 
 pub mod account;
+pub mod bloggers;
 pub mod trends;
 pub mod videos;
 
@@ -14,4 +15,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(videos::router())
         .merge(account::router())
         .merge(trends::router())
+        .merge(bloggers::router())
 }

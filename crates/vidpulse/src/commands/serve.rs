@@ -57,6 +57,7 @@ pub async fn run(database_url: &str, args: &ServeArgs) -> anyhow::Result<()> {
         resolver,
         api,
         refresh,
+        settings.creators.clone(),
     );
     let listener = TcpListener::bind(args.listen)
         .await

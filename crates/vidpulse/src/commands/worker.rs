@@ -4,30 +4,36 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use tokio_util::sync::CancellationToken;
+use vidpulse_api::ApiConfig;
 use vidpulse_domain::SystemClock;
 use vidpulse_store::StoreConfig;
-use vidpulse_worker::{RefreshConfig, RefreshContext};
+use vidpulse_worker::RefreshConfig;
+
+use crate::app::{Services, run_worker_loops};
 
 use crate::commands::serve::platform_sources;
 use crate::config::RuntimeArgs;
 
-/// Runs the command until SIGINT or SIGTERM; the tick in progress finishes.
+/// Runs the command until SIGINT or SIGTERM: refresh, creator jobs and
+/// discovery; the work in progress finishes.
 pub async fn run(database_url: &str, args: &RuntimeArgs) -> anyhow::Result<()> {
     let settings = args.settings()?;
     let store = vidpulse_store::open(&StoreConfig::new(database_url))
         .await
         .context("cannot open the database")?;
-    let (source, _) = platform_sources(&settings).await?;
-    let ctx = RefreshContext {
-        store: store.clone(),
+    let (source, resolver) = platform_sources(&settings).await?;
+    let services = Services::new(
+        store.clone(),
+        Arc::new(SystemClock),
         source,
-        clock: Arc::new(SystemClock),
-        config: RefreshConfig {
+        resolver,
+        ApiConfig::default(),
+        RefreshConfig {
             schedule: settings.schedule.clone(),
             ..RefreshConfig::default()
         },
-        wake: Arc::default(),
-    };
+        settings.creators.clone(),
+    );
     tracing::info!(backend = ?store.backend(), upstream = ?settings.upstream, "vidpulse worker started");
     let shutdown = CancellationToken::new();
     tokio::spawn({
@@ -37,7 +43,7 @@ pub async fn run(database_url: &str, args: &RuntimeArgs) -> anyhow::Result<()> {
             shutdown.cancel();
         }
     });
-    vidpulse_worker::refresh::run(ctx, shutdown).await;
+    run_worker_loops(services.refresh, services.creators, shutdown).await;
     store.close().await;
     Ok(())
 }

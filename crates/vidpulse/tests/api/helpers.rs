@@ -17,7 +17,7 @@ use vidpulse_domain::{Clock, ManualClock, Plan};
 use vidpulse_platforms::{ShortLinkResolver, SimulatedConfig, SimulatedSource, Source};
 use vidpulse_store::testing::TestDb;
 use vidpulse_store::{Backend, Store};
-use vidpulse_worker::{RefreshConfig, Tick};
+use vidpulse_worker::{CreatorConfig, RefreshConfig, Tick};
 
 /// Knobs of a test server.
 #[derive(Debug, Clone, Default)]
@@ -30,6 +30,8 @@ pub struct TestConfig {
     pub sim: SimulatedConfig,
     /// Run the background refresh loop (tests usually step it instead).
     pub run_worker: bool,
+    /// Creator loop settings.
+    pub creators: CreatorConfig,
     /// Serve this source instead of the simulated one (live adapters on stubs).
     pub source: Option<Arc<dyn Source>>,
 }
@@ -93,6 +95,7 @@ impl TestApp {
             ShortLinkResolver::offline(),
             config.api,
             config.refresh,
+            config.creators,
         );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = format!("http://{}", listener.local_addr().unwrap());
@@ -229,6 +232,34 @@ impl TestApp {
         let mut total = 0;
         loop {
             match vidpulse_worker::refresh::tick(&self.services.refresh)
+                .await
+                .unwrap()
+            {
+                Tick::Worked(n) => total += n,
+                Tick::Idle => return total,
+            }
+        }
+    }
+
+    /// Runs creator jobs until none is left to claim; returns jobs run.
+    pub async fn run_jobs_until_idle(&self) -> usize {
+        let mut total = 0;
+        loop {
+            match vidpulse_worker::creators::tick_jobs(&self.services.creators)
+                .await
+                .unwrap()
+            {
+                Tick::Worked(n) => total += n,
+                Tick::Idle => return total,
+            }
+        }
+    }
+
+    /// Runs the daily discoveries that are due; returns creators visited.
+    pub async fn run_discovery_until_idle(&self) -> usize {
+        let mut total = 0;
+        loop {
+            match vidpulse_worker::creators::tick_discovery(&self.services.creators)
                 .await
                 .unwrap()
             {

@@ -185,6 +185,7 @@ async fn rate_limits_per_key(#[values(Backend::Sqlite, Backend::Postgres)] backe
             rate_limits: RateLimitConfig {
                 multi_video_requests_per_minute: 2,
                 videos_per_minute: 8,
+                ..RateLimitConfig::default()
             },
             ..ApiConfig::default()
         },
