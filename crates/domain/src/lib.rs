@@ -3,6 +3,7 @@
 //! key secrets. Everything above this crate trusts these types.
 #![warn(missing_docs)]
 
+pub mod analytics;
 pub mod api_key;
 pub mod clock;
 pub mod identity;
