@@ -10,9 +10,11 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
+pub mod analytics;
 pub mod creators;
 pub mod credits;
 mod error;
+pub mod import;
 pub mod orgs;
 mod postgres;
 pub mod refresh;
@@ -23,6 +25,7 @@ pub mod testing;
 pub mod usage;
 pub mod videos;
 
+pub use analytics::{AnalyticsRow, AnalyticsStore};
 pub use creators::{
     ClaimedJob, CreatorJob, CreatorProfile, CreatorStore, CreatorVideos, DiscoveryOutcome,
     DiscoveryResult, DueDiscovery, JOB_TIMEOUT, JobFinished, JobStatus, JobSuccess, NewCreatorJob,
@@ -30,6 +33,7 @@ pub use creators::{
 };
 pub use credits::{CappedCharge, Charge, CreditStore};
 pub use error::StoreError;
+pub use import::{ImportOutcome, ImportRow, ImportStore};
 pub use orgs::{ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization};
 pub use refresh::{CatalogMeta, DueVideo, RefreshOutcome, RefreshStore, RefreshWrite};
 pub use usage::{UsageDay, UsageDelta, UsageStore};
@@ -90,6 +94,8 @@ pub trait Store:
     + UsageStore
     + CreditStore
     + CreatorStore
+    + AnalyticsStore
+    + ImportStore
     + Send
     + Sync
     + std::fmt::Debug

@@ -12,8 +12,10 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
 use crate::{Backend, Store, StoreConfig, StoreError};
 
+mod analytics;
 mod creators;
 mod credits;
+mod import;
 mod orgs;
 mod refresh;
 mod usage;

@@ -11,8 +11,10 @@ use sqlx::{Sqlite, SqlitePool, Transaction};
 
 use crate::{Backend, Store, StoreConfig, StoreError};
 
+mod analytics;
 mod creators;
 mod credits;
+mod import;
 mod orgs;
 mod refresh;
 mod usage;

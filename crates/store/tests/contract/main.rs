@@ -3,6 +3,7 @@
 //! backend failed. PostgreSQL must be reachable; these tests never skip.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod analytics;
 mod creators;
 mod credits;
 mod orgs;

@@ -1,0 +1,323 @@
+//! Campaign analytics, aggregated in the database from `daily_closes` with
+//! the rules of `vidpulse_domain::analytics` (SEMANTICS.md, "Statistics time
+//! series"). One SQL text serves both backends: [`Dialect`] spells the few
+//! functions that differ. An organization sees the days of its own tracking
+//! window of each video.
+
+use async_trait::async_trait;
+use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
+use vidpulse_domain::OrgId;
+use vidpulse_domain::analytics::{AnalyticsQuery, GroupBy, Metrics};
+
+use crate::StoreError;
+use crate::rows::parse_platform;
+
+/// One aggregated row: the grouping columns the query asked for (the others
+/// are `None`), the day for increments, and the five sums.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnalyticsRow {
+    /// The day (increments only).
+    pub day: Option<NaiveDate>,
+    /// Platform, when grouped by it.
+    pub platform: Option<vidpulse_domain::Platform>,
+    /// Author username as stored, when grouped by creator.
+    pub author: Option<String>,
+    /// Campaign, when grouped by it.
+    pub campaign: Option<String>,
+    /// The sums.
+    pub metrics: Metrics,
+}
+
+/// Analytics over an organization's tracked videos.
+#[async_trait]
+pub trait AnalyticsStore {
+    /// Per group: the sum over videos of `close(last day ≤ to) − baseline`.
+    async fn analytics_totals(
+        &self,
+        org: OrgId,
+        query: &AnalyticsQuery,
+    ) -> Result<Vec<AnalyticsRow>, StoreError>;
+
+    /// Per day with an observation and group: the sum of the daily increments.
+    async fn analytics_increments(
+        &self,
+        org: OrgId,
+        query: &AnalyticsQuery,
+    ) -> Result<Vec<AnalyticsRow>, StoreError>;
+}
+
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct AggRow {
+    pub day: Option<NaiveDate>,
+    pub platform: Option<String>,
+    pub author: Option<String>,
+    pub campaign: Option<String>,
+    pub views: i64,
+    pub likes: i64,
+    pub comments: i64,
+    pub reposts: i64,
+    pub saves: i64,
+}
+
+impl TryFrom<AggRow> for AnalyticsRow {
+    type Error = StoreError;
+    fn try_from(r: AggRow) -> Result<Self, StoreError> {
+        Ok(AnalyticsRow {
+            day: r.day,
+            platform: r.platform.as_deref().map(parse_platform).transpose()?,
+            author: r.author,
+            campaign: r.campaign,
+            metrics: Metrics {
+                views: r.views,
+                likes: r.likes,
+                comments: r.comments,
+                reposts: r.reposts,
+                saves: r.saves,
+            },
+        })
+    }
+}
+
+/// How a backend spells what differs.
+pub(crate) struct Dialect {
+    /// Positional parameter `n` (1-based).
+    pub param: fn(usize) -> String,
+    /// The UTC day of a timestamp column.
+    pub day_of: fn(&str) -> String,
+    /// `max(a, b)` of two scalars.
+    pub greatest: &'static str,
+    /// `min(a, b)` of two scalars.
+    pub least: &'static str,
+    /// Casts a sum to a 64-bit integer.
+    pub sum_cast: &'static str,
+    /// Casts a parameter used only in `IS NULL` tests, by type name.
+    pub typed: fn(String, &str) -> String,
+}
+
+pub(crate) const SQLITE: Dialect = Dialect {
+    param: |n| format!("?{n}"),
+    day_of: |col| format!("substr({col}, 1, 10)"),
+    greatest: "max",
+    least: "min",
+    sum_cast: "",
+    typed: |p, _| p,
+};
+
+pub(crate) const POSTGRES: Dialect = Dialect {
+    param: |n| format!("${n}"),
+    day_of: |col| format!("(({col}) AT TIME ZONE 'UTC')::DATE"),
+    greatest: "GREATEST",
+    least: "LEAST",
+    sum_cast: "::BIGINT",
+    typed: |p, t| format!("{p}::{t}"),
+};
+
+/// The bind values of an analytics query, in parameter order.
+pub(crate) struct Binds {
+    pub org: uuid::Uuid,
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+    pub published_from: Option<DateTime<Utc>>,
+    pub published_before: Option<DateTime<Utc>>,
+    pub tracked_from: Option<DateTime<Utc>>,
+    pub tracked_before: Option<DateTime<Utc>>,
+    pub campaign: Option<String>,
+    pub platform: Option<&'static str>,
+}
+
+fn start_of(day: NaiveDate) -> DateTime<Utc> {
+    day.and_time(NaiveTime::MIN).and_utc()
+}
+
+impl Binds {
+    pub(crate) fn of(org: OrgId, q: &AnalyticsQuery) -> Self {
+        let lower = |r: &Option<(Option<NaiveDate>, Option<NaiveDate>)>| {
+            r.and_then(|(from, _)| from).map(start_of)
+        };
+        let upper = |r: &Option<(Option<NaiveDate>, Option<NaiveDate>)>| {
+            r.and_then(|(_, to)| to)
+                .and_then(|d| d.succ_opt())
+                .map(start_of)
+        };
+        Self {
+            org: org.0,
+            from: q.window.from,
+            to: q.window.to,
+            published_from: lower(&q.published),
+            published_before: upper(&q.published),
+            tracked_from: lower(&q.tracked),
+            tracked_before: upper(&q.tracked),
+            campaign: q.campaign.clone(),
+            platform: q.platform.map(|p| p.id()),
+        }
+    }
+}
+
+/// Binds [`Binds`] to a query built by [`totals_sql`] or [`increments_sql`].
+macro_rules! bind_analytics {
+    ($query:expr, $b:expr) => {
+        $query
+            .bind($b.org)
+            .bind($b.from)
+            .bind($b.to)
+            .bind($b.published_from)
+            .bind($b.published_before)
+            .bind($b.tracked_from)
+            .bind($b.tracked_before)
+            .bind($b.campaign.clone())
+            .bind($b.platform)
+    };
+}
+pub(crate) use bind_analytics;
+
+const NULL_PLATFORM_AUTHOR_CAMPAIGN: &str =
+    "CAST(NULL AS TEXT) AS platform, CAST(NULL AS TEXT) AS author, CAST(NULL AS TEXT) AS campaign";
+
+/// The selected grouping columns and the GROUP BY list of `group_by`.
+fn grouping(group_by: GroupBy) -> (&'static str, &'static str) {
+    let author_key = "lower(coalesce(v.author_username, ''))";
+    match group_by {
+        GroupBy::None => (NULL_PLATFORM_AUTHOR_CAMPAIGN, ""),
+        GroupBy::Platform => (
+            "v.platform AS platform, CAST(NULL AS TEXT) AS author, CAST(NULL AS TEXT) AS campaign",
+            "v.platform",
+        ),
+        GroupBy::BloggerUsername => (
+            "CAST(NULL AS TEXT) AS platform, min(v.author_username) AS author, CAST(NULL AS TEXT) AS campaign",
+            author_key,
+        ),
+        GroupBy::PlatformBlogger => (
+            "v.platform AS platform, min(v.author_username) AS author, CAST(NULL AS TEXT) AS campaign",
+            "v.platform, lower(coalesce(v.author_username, ''))",
+        ),
+        GroupBy::Campaign => (
+            "CAST(NULL AS TEXT) AS platform, CAST(NULL AS TEXT) AS author, v.campaign AS campaign",
+            "v.campaign",
+        ),
+    }
+}
+
+/// The organization's videos that pass the filters, with their visible days.
+fn videos_cte(d: &Dialect) -> String {
+    let p = d.param;
+    let t = |n: usize, ty: &str| (d.typed)(p(n), ty);
+    format!(
+        "v AS (
+           SELECT pv.id AS pvid, pv.platform, pv.author_username, tv.campaign,
+                  {start} AS start_day,
+                  {least}({end}, {to}) AS end_day
+           FROM tracked_videos tv
+           JOIN platform_videos pv ON pv.id = tv.platform_video_id
+           WHERE tv.organization_id = {org}
+             AND ({pf} IS NULL OR pv.published_at >= {p4})
+             AND ({pb} IS NULL OR pv.published_at < {p5})
+             AND ({tf} IS NULL OR tv.tracking_started_at >= {p6})
+             AND ({tb} IS NULL OR tv.tracking_started_at < {p7})
+             AND ({c} IS NULL OR tv.campaign = {p8})
+             AND ({pl} IS NULL OR pv.platform = {p9})
+         )",
+        start = (d.day_of)("tv.tracking_started_at"),
+        end = (d.day_of)("tv.tracking_ends_at"),
+        least = d.least,
+        to = p(3),
+        org = p(1),
+        pf = t(4, "TIMESTAMPTZ"),
+        pb = t(5, "TIMESTAMPTZ"),
+        tf = t(6, "TIMESTAMPTZ"),
+        tb = t(7, "TIMESTAMPTZ"),
+        c = t(8, "TEXT"),
+        pl = t(9, "TEXT"),
+        p4 = p(4),
+        p5 = p(5),
+        p6 = p(6),
+        p7 = p(7),
+        p8 = p(8),
+        p9 = p(9),
+    )
+}
+
+fn sums(d: &Dialect, expr: impl Fn(&str) -> String) -> String {
+    ["views", "likes", "comments", "reposts", "saves"]
+        .map(|m| format!("coalesce(sum({}), 0){} AS {m}", expr(m), d.sum_cast))
+        .join(", ")
+}
+
+/// Totals: per video the close of the last visible day ≤ `to` minus the
+/// baseline (the close of the last day before `from`, else the first
+/// observation on `from`, else 0).
+pub(crate) fn totals_sql(d: &Dialect, group_by: GroupBy) -> String {
+    let p = d.param;
+    let (select, group) = grouping(group_by);
+    let group_clause = if group.is_empty() {
+        String::new()
+    } else {
+        format!("GROUP BY {group}")
+    };
+    let metrics = sums(d, |m| {
+        format!(
+            "coalesce(ce.last_{m}, 0) - CASE WHEN v.before_d IS NOT NULL THEN coalesce(cb.last_{m}, 0)
+                                             ELSE coalesce(cf.first_{m}, 0) END"
+        )
+    });
+    format!(
+        "WITH {videos},
+         e AS (
+           SELECT v.*,
+             (SELECT max(day) FROM daily_closes
+               WHERE platform_video_id = v.pvid AND day >= v.start_day AND day <= v.end_day) AS end_d,
+             (SELECT max(day) FROM daily_closes
+               WHERE platform_video_id = v.pvid AND day >= v.start_day AND day < {from}) AS before_d
+           FROM v
+         )
+         SELECT CAST(NULL AS DATE) AS day, {select}, {metrics}
+         FROM e v
+         JOIN daily_closes ce ON ce.platform_video_id = v.pvid AND ce.day = v.end_d
+         LEFT JOIN daily_closes cb ON cb.platform_video_id = v.pvid AND cb.day = v.before_d
+         LEFT JOIN daily_closes cf ON cf.platform_video_id = v.pvid AND cf.day = {from}
+                                  AND cf.day >= v.start_day
+         {group_clause}",
+        videos = videos_cte(d),
+        from = p(2),
+    )
+}
+
+/// Increments: per visible day with an observation, `max(0, close − previous)`
+/// where `previous` is the close of the video's latest earlier visible day,
+/// or on its first day that day's first observation.
+pub(crate) fn increments_sql(d: &Dialect, group_by: GroupBy) -> String {
+    let p = d.param;
+    let (select, group) = grouping(group_by);
+    let group = if group.is_empty() {
+        "v.day".to_owned()
+    } else {
+        format!("v.day, {group}")
+    };
+    let lags = ["views", "likes", "comments", "reposts", "saves"]
+        .map(|m| format!("dc.last_{m}, dc.first_{m}, LAG(dc.last_{m}) OVER w AS prev_{m}"))
+        .join(", ");
+    let metrics = sums(d, |m| {
+        format!(
+            "{greatest}(0, coalesce(v.last_{m}, 0) - CASE WHEN v.rn = 1 THEN coalesce(v.first_{m}, 0)
+                                                     ELSE coalesce(v.prev_{m}, 0) END)",
+            greatest = d.greatest
+        )
+    });
+    format!(
+        "WITH {videos},
+         c AS (
+           SELECT v.platform, v.author_username, v.campaign, dc.day, {lags},
+                  ROW_NUMBER() OVER w AS rn
+           FROM v
+           JOIN daily_closes dc ON dc.platform_video_id = v.pvid
+                               AND dc.day >= v.start_day AND dc.day <= v.end_day
+           WINDOW w AS (PARTITION BY dc.platform_video_id ORDER BY dc.day)
+         )
+         SELECT v.day AS day, {select}, {metrics}
+         FROM c v
+         WHERE v.day >= {from}
+         GROUP BY {group}
+         ORDER BY v.day",
+        videos = videos_cte(d),
+        from = p(2),
+    )
+}

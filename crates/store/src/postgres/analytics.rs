@@ -1,0 +1,42 @@
+//! Analytics on PostgreSQL: the shared SQL of [`crate::analytics`].
+
+use async_trait::async_trait;
+use sqlx::AssertSqlSafe;
+use vidpulse_domain::OrgId;
+use vidpulse_domain::analytics::AnalyticsQuery;
+
+use super::PgStore;
+use crate::StoreError;
+use crate::analytics::{
+    AggRow, AnalyticsRow, AnalyticsStore, Binds, POSTGRES, bind_analytics, increments_sql,
+    totals_sql,
+};
+
+#[async_trait]
+impl AnalyticsStore for PgStore {
+    async fn analytics_totals(
+        &self,
+        org: OrgId,
+        query: &AnalyticsQuery,
+    ) -> Result<Vec<AnalyticsRow>, StoreError> {
+        let sql = totals_sql(&POSTGRES, query.group_by);
+        let binds = Binds::of(org, query);
+        let rows = bind_analytics!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.into_iter().map(AnalyticsRow::try_from).collect()
+    }
+
+    async fn analytics_increments(
+        &self,
+        org: OrgId,
+        query: &AnalyticsQuery,
+    ) -> Result<Vec<AnalyticsRow>, StoreError> {
+        let sql = increments_sql(&POSTGRES, query.group_by);
+        let binds = Binds::of(org, query);
+        let rows = bind_analytics!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.into_iter().map(AnalyticsRow::try_from).collect()
+    }
+}

@@ -1,0 +1,281 @@
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
+use rstest::rstest;
+use vidpulse_domain::analytics::{
+    AnalyticsQuery, DateRange, DayClose, GroupBy, Metrics, video_increments, video_total,
+};
+use vidpulse_domain::{Counters, OrgId, Plan, Platform};
+use vidpulse_store::{AnalyticsRow, Backend, ImportRow, Store};
+
+use crate::{org, store};
+
+fn day(d: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(2026, 10, d).unwrap()
+}
+
+fn at(d: u32, h: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 10, d, h, 0, 0).unwrap()
+}
+
+fn row(p: Platform, id: &str, who: &str, when: DateTime<Utc>, views: i64) -> ImportRow {
+    ImportRow {
+        platform: p,
+        external_id: id.into(),
+        captured_at: when,
+        counters: Counters {
+            views: Some(views),
+            likes: Some(views / 10),
+            comments: Some(views / 100),
+            reposts: (p == Platform::TikTok).then_some(views / 50),
+            saves: None,
+        },
+        url: None,
+        channel_username: Some(who.into()),
+        title: None,
+        published_at: Some(at(1, 0) - Duration::days(3)),
+    }
+}
+
+/// Three videos over ten days: steady growth, pre-existing counts, a dip,
+/// a reset, days without readings, two readings a day.
+fn history() -> Vec<ImportRow> {
+    let mut rows = Vec::new();
+    for d in 1..=10 {
+        rows.push(row(
+            Platform::TikTok,
+            "7000000000000000001",
+            "Mira",
+            at(d, 6),
+            1000 * i64::from(d),
+        ));
+        rows.push(row(
+            Platform::TikTok,
+            "7000000000000000001",
+            "Mira",
+            at(d, 18),
+            1000 * i64::from(d) + 400,
+        ));
+    }
+    for (d, v) in [(3, 50_000), (4, 52_000), (6, 51_000), (7, 56_000)] {
+        rows.push(row(Platform::YouTube, "yt000000001", "mira", at(d, 12), v));
+    }
+    for (d, v) in [(2, 300), (5, 900), (6, 20), (9, 80)] {
+        rows.push(row(
+            Platform::TikTok,
+            "7000000000000000002",
+            "Ana",
+            at(d, 9),
+            v,
+        ));
+    }
+    rows
+}
+
+/// The reference: the domain rules over each video's closes, grouped in Rust.
+fn reference(
+    rows: &[ImportRow],
+    q: &AnalyticsQuery,
+    increments: bool,
+) -> Vec<(Option<NaiveDate>, String, Metrics)> {
+    let mut per_video: BTreeMap<(Platform, String), (String, BTreeMap<NaiveDate, DayClose>)> =
+        BTreeMap::new();
+    let mut sorted = rows.to_vec();
+    sorted.sort_by_key(|r| r.captured_at);
+    for r in &sorted {
+        let entry = per_video
+            .entry((r.platform, r.external_id.clone()))
+            .or_insert_with(|| (r.channel_username.clone().unwrap(), BTreeMap::new()));
+        let m = Metrics::of(&r.counters);
+        entry
+            .1
+            .entry(r.captured_at.date_naive())
+            .and_modify(|c| c.last = m)
+            .or_insert(DayClose {
+                day: r.captured_at.date_naive(),
+                first: m,
+                last: m,
+            });
+    }
+    let mut out = Vec::new();
+    for ((platform, _), (author, closes)) in per_video {
+        let closes: Vec<DayClose> = closes.into_values().collect();
+        let key = q
+            .group_by
+            .key_of(platform, Some(&author), None)
+            .map_or("total".to_owned(), |(k, _)| k);
+        if increments {
+            for (d, m) in video_increments(&closes, q.window.from, q.window.to) {
+                out.push((Some(d), key.clone(), m));
+            }
+        } else if let Some(m) = video_total(&closes, q.window.from, q.window.to) {
+            out.push((None, key.clone(), m));
+        }
+    }
+    merge(out)
+}
+
+fn merge(
+    items: Vec<(Option<NaiveDate>, String, Metrics)>,
+) -> Vec<(Option<NaiveDate>, String, Metrics)> {
+    let mut by: BTreeMap<(Option<NaiveDate>, String), Metrics> = BTreeMap::new();
+    for (d, k, m) in items {
+        *by.entry((d, k)).or_default() += m;
+    }
+    by.into_iter().map(|((d, k), m)| (d, k, m)).collect()
+}
+
+fn from_store(
+    rows: Vec<AnalyticsRow>,
+    q: &AnalyticsQuery,
+) -> Vec<(Option<NaiveDate>, String, Metrics)> {
+    merge(
+        rows.into_iter()
+            .map(|r| {
+                let key = q
+                    .group_by
+                    .key_of(
+                        r.platform.unwrap_or(Platform::TikTok),
+                        r.author.as_deref(),
+                        r.campaign.as_deref(),
+                    )
+                    .map_or("total".to_owned(), |(k, _)| k);
+                (r.day, key, r.metrics)
+            })
+            .collect(),
+    )
+}
+
+fn query(from: u32, to: u32, group_by: GroupBy) -> AnalyticsQuery {
+    AnalyticsQuery {
+        window: DateRange {
+            from: day(from),
+            to: day(to),
+        },
+        group_by,
+        published: None,
+        tracked: None,
+        campaign: None,
+        platform: None,
+    }
+}
+
+async fn imported(backend: Backend) -> (vidpulse_store::testing::TestDb, Arc<dyn Store>, OrgId) {
+    let (db, store) = store(backend).await;
+    let a = org(&store, Plan::Pro).await;
+    let out = store
+        .import_observations(a, &history(), Duration::days(30), at(12, 0))
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            out.videos_created,
+            out.snapshots_imported,
+            out.snapshots_skipped
+        ),
+        (3, 28, 0)
+    );
+    (db, store, a)
+}
+
+#[rstest]
+#[tokio::test]
+async fn totals_and_increments_match_the_reference_for_every_grouping_and_window(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (_db, store, a) = imported(backend).await;
+    let rows = history();
+    for group_by in GroupBy::ALL {
+        for (from, to) in [(1, 10), (3, 7), (5, 5), (2, 9), (11, 20), (1, 1)] {
+            let q = query(from, to, group_by);
+            let totals = store.analytics_totals(a, &q).await.unwrap();
+            assert_eq!(
+                from_store(totals, &q),
+                reference(&rows, &q, false),
+                "totals {group_by} {from}..{to}"
+            );
+            let incs = store.analytics_increments(a, &q).await.unwrap();
+            let days: Vec<_> = incs.iter().map(|r| r.day.unwrap()).collect();
+            assert!(days.windows(2).all(|w| w[0] <= w[1]), "days ascend");
+            assert_eq!(
+                from_store(incs, &q),
+                reference(&rows, &q, true),
+                "increments {group_by} {from}..{to}"
+            );
+        }
+    }
+}
+
+#[rstest]
+#[tokio::test]
+async fn filters_select_videos(#[values(Backend::Sqlite, Backend::Postgres)] backend: Backend) {
+    let (_db, store, a) = imported(backend).await;
+    let views = |rows: Vec<AnalyticsRow>| rows.iter().map(|r| r.metrics.views).sum::<i64>();
+    let mut q = query(1, 10, GroupBy::None);
+    let all = views(store.analytics_totals(a, &q).await.unwrap());
+    assert_eq!(all, (10_400 - 1_000) + 56_000 + 80);
+    q.platform = Some(Platform::YouTube);
+    assert_eq!(views(store.analytics_totals(a, &q).await.unwrap()), 56_000);
+    q.platform = None;
+    // Published within a range that excludes every video.
+    q.published = Some((Some(day(1)), None));
+    assert_eq!(views(store.analytics_totals(a, &q).await.unwrap()), 0);
+    q.published = Some((None, Some(day(1))));
+    assert_eq!(views(store.analytics_totals(a, &q).await.unwrap()), all);
+    // Tracking started (the earliest imported snapshot) on day 3: the YouTube video.
+    q.published = None;
+    q.tracked = Some((Some(day(3)), Some(day(3))));
+    assert_eq!(views(store.analytics_totals(a, &q).await.unwrap()), 56_000);
+    q.tracked = None;
+    q.campaign = Some("Summer".into());
+    assert_eq!(views(store.analytics_totals(a, &q).await.unwrap()), 0);
+    // Another organization sees nothing.
+    let b = org(&store, Plan::Pro).await;
+    let q = query(1, 10, GroupBy::None);
+    assert_eq!(views(store.analytics_totals(b, &q).await.unwrap()), 0);
+    assert!(store.analytics_increments(b, &q).await.unwrap().is_empty());
+}
+
+#[rstest]
+#[tokio::test]
+async fn imports_are_idempotent_and_extend_tracking_back(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (_db, store, a) = imported(backend).await;
+    let again = store
+        .import_observations(a, &history(), Duration::days(30), at(12, 0))
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            again.videos_created,
+            again.snapshots_imported,
+            again.snapshots_skipped
+        ),
+        (0, 0, 28)
+    );
+    // Earlier history of a tracked video moves its tracking start back.
+    let older = vec![row(
+        Platform::YouTube,
+        "yt000000001",
+        "mira",
+        at(1, 12),
+        40_000,
+    )];
+    let out = store
+        .import_observations(a, &older, Duration::days(30), at(12, 0))
+        .await
+        .unwrap();
+    assert_eq!((out.videos_created, out.snapshots_imported), (0, 1));
+    let mut q = query(1, 10, GroupBy::None);
+    q.platform = Some(Platform::YouTube);
+    let total: i64 = store
+        .analytics_totals(a, &q)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.metrics.views)
+        .sum();
+    assert_eq!(total, 56_000 - 40_000);
+}
