@@ -260,6 +260,15 @@ pub enum AdminCommand {
         #[arg(long)]
         creator_cap: Option<u32>,
     },
+    /// Import historical statistics from a CSV file (all rows or none; idempotent).
+    ImportStats {
+        /// The organization's id.
+        #[arg(long = "org", value_name = "ORG_ID")]
+        org: Uuid,
+        /// The CSV file (columns: CONTRACT.md, "Statistics import file").
+        #[arg(long, value_name = "FILE.csv")]
+        file: PathBuf,
+    },
     /// Create an API key; the key is shown once and stored only as a hash.
     CreateApiKey {
         /// The organization's id.

@@ -4,9 +4,10 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use clap::error::ErrorKind;
-use vidpulse::commands::{self, admin, print_json};
+use vidpulse::commands::{self, admin, import, print_json};
 use vidpulse::config::{AdminCommand, Cli, Command};
 use vidpulse::telemetry;
+use vidpulse_domain::schedule::RefreshSchedule;
 use vidpulse_domain::{Clock, SystemClock};
 use vidpulse_store::StoreConfig;
 
@@ -84,6 +85,12 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 } => admin::set_plan(&store, org, plan, video_quota, creator_cap)
                     .await
                     .and_then(|o| print_json(&o)),
+                AdminCommand::ImportStats { org, file } => {
+                    let window = RefreshSchedule::default().window;
+                    import::import_stats(&store, org, &file, window, now)
+                        .await
+                        .and_then(|o| print_json(&o))
+                }
                 AdminCommand::CreateApiKey { org, name } => {
                     admin::create_api_key(&store, org, name.as_deref(), now)
                         .await

@@ -1,6 +1,7 @@
 //! The commands of the binary (CONTRACT.md, "Binary").
 
 pub mod admin;
+pub mod import;
 pub mod migrate;
 pub mod serve;
 pub mod worker;
