@@ -17,6 +17,7 @@ use utoipa::{Modify, OpenApi};
         (name = "account", description = "Account usage"),
         (name = "trends", description = "Trend search"),
         (name = "creators", description = "Creator tracking jobs and lookup"),
+        (name = "analytics", description = "Campaign totals and daily increments"),
     )
 )]
 pub struct ApiDoc;

@@ -5,6 +5,7 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::state::AppState;
 
 pub mod account;
+pub mod analytics;
 pub mod bloggers;
 pub mod trends;
 pub mod videos;
@@ -16,4 +17,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(account::router())
         .merge(trends::router())
         .merge(bloggers::router())
+        .merge(analytics::router())
 }
