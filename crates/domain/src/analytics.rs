@@ -260,20 +260,24 @@ pub struct GroupMetrics {
     pub metrics: Metrics,
 }
 
-/// Sums per-video results into groups, ordered by views (then key).
+/// Sums per-video results into groups, ordered by views (then key); a key
+/// seen with several labels takes the first in byte order.
 pub fn into_groups(
     items: impl IntoIterator<Item = (String, String, Metrics)>,
 ) -> Vec<GroupMetrics> {
     let mut by_key: BTreeMap<String, GroupMetrics> = BTreeMap::new();
     for (key, label, m) in items {
-        by_key
-            .entry(key.clone())
-            .or_insert_with(|| GroupMetrics {
-                key,
-                label,
-                metrics: Metrics::default(),
-            })
-            .metrics += m;
+        let group = by_key.entry(key.clone()).or_insert_with(|| GroupMetrics {
+            key,
+            label: label.clone(),
+            metrics: Metrics::default(),
+        });
+        // Spellings of one handle differ ("Mira", "mira"): pick one the
+        // same way every time, whatever order the rows came in.
+        if label < group.label {
+            group.label = label;
+        }
+        group.metrics += m;
     }
     let mut groups: Vec<GroupMetrics> = by_key.into_values().collect();
     sort_groups(&mut groups);

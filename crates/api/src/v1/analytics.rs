@@ -130,8 +130,10 @@ fn date(q: &QueryParams, name: &'static str) -> Result<Option<NaiveDate>, ApiErr
     match q.get(name) {
         None | Some("") => Ok(None),
         Some(s) => NaiveDate::parse_from_str(s, "%Y-%m-%d")
+            .ok()
+            .filter(|_| s.len() == 10)
             .map(Some)
-            .map_err(|_| {
+            .ok_or_else(|| {
                 ApiError::validation(
                     name,
                     format!("`{name}` must be a date YYYY-MM-DD; got `{s}`"),

@@ -58,7 +58,7 @@ pub async fn import_stats(
         .import_observations(OrgId(org), &rows, window, now)
         .await
         .map_err(|e| match e {
-            StoreError::NotFound => anyhow::anyhow!("no organization with id {org}"),
+            StoreError::NotFound => anyhow::anyhow!("organization {org} not found"),
             other => anyhow::Error::new(other).context("cannot store the import"),
         })?;
     Ok(Imported {

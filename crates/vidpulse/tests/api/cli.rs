@@ -284,3 +284,90 @@ async fn live_mode_starts_without_ytdlp_and_says_what_is_unavailable() {
     }
     assert!(stderr.contains("YouTube trends: not configured: set VIDPULSE_YOUTUBE_API_KEY"));
 }
+
+#[rstest::rstest]
+#[tokio::test]
+async fn import_stats_loads_a_file_once_and_rejects_a_bad_one(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (db, _dir) = TestDb::create(backend).await.unwrap();
+    json_out(&vidpulse(&db, &["migrate"]));
+    let org = json_out(&vidpulse(&db, &["admin", "create-org", "--name", "Acme"]));
+    let id = org["organization_id"].as_str().unwrap();
+    let day = (chrono::Utc::now() - chrono::Duration::days(3)).date_naive();
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("stats.csv");
+    std::fs::write(
+        &good,
+        format!(
+            "\u{feff}platform,external_video_id,captured_at,views,likes,comments,reposts,saves,url,title\n\
+             youtube,dQw4w9WgXcQ,{day}T08:00:00Z,100,10,1,,,https://youtu.be/dQw4w9WgXcQ,\"Hello, world\"\n\
+             youtube,dQw4w9WgXcQ,{day}T20:00:00+02:00,150,12,2,,,,\n\
+             tiktok,7301234567890123456,{day}T09:30:00Z,5,,,,,,\n"
+        ),
+    )
+    .unwrap();
+    let file = good.to_str().unwrap();
+    let args = ["admin", "import-stats", "--org", id, "--file", file];
+    assert_eq!(
+        json_out(&vidpulse(&db, &args)),
+        serde_json::json!({"videos_created": 2, "snapshots_imported": 3, "snapshots_skipped": 0})
+    );
+    assert_eq!(
+        json_out(&vidpulse(&db, &args)),
+        serde_json::json!({"videos_created": 0, "snapshots_imported": 0, "snapshots_skipped": 3})
+    );
+
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(
+        &bad,
+        format!(
+            "platform,external_video_id,captured_at,views,likes,comments,reposts,saves\n\
+             youtube,aaaaaaaaaaa,{day}T08:00:00Z,1,1,1,1,1\n\
+             youtube,aaaaaaaaaaa,{day}T09:00:00Z,many,1,1,1,1\n"
+        ),
+    )
+    .unwrap();
+    let bad = bad.to_str().unwrap();
+    let err = one_line_error(&vidpulse(
+        &db,
+        &["admin", "import-stats", "--org", id, "--file", bad],
+    ));
+    assert!(err.contains("row 3") && err.contains("views"), "{err}");
+    // Nothing of the bad file was written: its good first row is still new.
+    let first = dir.path().join("first.csv");
+    std::fs::write(
+        &first,
+        format!(
+            "platform,external_video_id,captured_at,views,likes,comments,reposts,saves\n\
+             youtube,aaaaaaaaaaa,{day}T08:00:00Z,1,1,1,1,1\n"
+        ),
+    )
+    .unwrap();
+    let first = first.to_str().unwrap();
+    assert_eq!(
+        json_out(&vidpulse(
+            &db,
+            &["admin", "import-stats", "--org", id, "--file", first]
+        )),
+        serde_json::json!({"videos_created": 1, "snapshots_imported": 1, "snapshots_skipped": 0})
+    );
+    let missing = "00000000-0000-0000-0000-000000000000";
+    let err = one_line_error(&vidpulse(
+        &db,
+        &["admin", "import-stats", "--org", missing, "--file", file],
+    ));
+    assert!(err.contains("not found"), "{err}");
+    let err = one_line_error(&vidpulse(
+        &db,
+        &[
+            "admin",
+            "import-stats",
+            "--org",
+            id,
+            "--file",
+            "/nonexistent.csv",
+        ],
+    ));
+    assert!(err.contains("/nonexistent.csv"), "{err}");
+}

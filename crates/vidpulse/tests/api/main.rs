@@ -2,6 +2,7 @@
 //! database, on SQLite and on PostgreSQL (every test takes both).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod analytics;
 mod bloggers;
 mod cli;
 mod errors;
