@@ -321,3 +321,43 @@ pub(crate) fn increments_sql(d: &Dialect, group_by: GroupBy) -> String {
         from = p(2),
     )
 }
+
+/// The plan the database picks for an analytics query (benchmarks): SQLite's
+/// `EXPLAIN QUERY PLAN`, PostgreSQL's `EXPLAIN (ANALYZE, BUFFERS)`, one line each.
+#[cfg(feature = "testing")]
+pub async fn explain(
+    url: &str,
+    org: OrgId,
+    query: &AnalyticsQuery,
+    increments: bool,
+) -> Result<Vec<String>, StoreError> {
+    use sqlx::Connection;
+    let b = Binds::of(org, query);
+    match crate::Backend::of_url(url)? {
+        crate::Backend::Sqlite => {
+            let sql = if increments {
+                increments_sql(&SQLITE, query.group_by)
+            } else {
+                totals_sql(&SQLITE, query.group_by)
+            };
+            let mut conn = sqlx::SqliteConnection::connect(url).await?;
+            let q = sqlx::query_as(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {sql}")));
+            let rows: Vec<(i64, i64, i64, String)> =
+                bind_analytics!(q, b).fetch_all(&mut conn).await?;
+            Ok(rows.into_iter().map(|(_, _, _, detail)| detail).collect())
+        }
+        crate::Backend::Postgres => {
+            let sql = if increments {
+                increments_sql(&POSTGRES, query.group_by)
+            } else {
+                totals_sql(&POSTGRES, query.group_by)
+            };
+            let mut conn = sqlx::PgConnection::connect(url).await?;
+            let q = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {sql}"
+            )));
+            let rows: Vec<(String,)> = bind_analytics!(q, b).fetch_all(&mut conn).await?;
+            Ok(rows.into_iter().map(|(line,)| line).collect())
+        }
+    }
+}
