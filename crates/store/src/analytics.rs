@@ -261,7 +261,7 @@ pub(crate) fn totals_sql(d: &Dialect, group_by: GroupBy) -> String {
     });
     format!(
         "WITH {videos},
-         e AS (
+         e AS MATERIALIZED (
            SELECT v.*,
              (SELECT max(day) FROM daily_closes
                WHERE platform_video_id = v.pvid AND day >= v.start_day AND day <= v.end_day) AS end_d,
