@@ -82,9 +82,13 @@ pub struct DayClose {
 /// The gain of one video over `from..=to`: the close of the last day on or
 /// before `to` minus the baseline (the close before `from`, else the first
 /// observation on `from`, else 0). `None` when the video has no observation
-/// on or before `to`. `closes` are sorted by day, one per day.
+/// within `from..=to`: it gained nothing there and makes no group appear.
+/// `closes` are sorted by day, one per day.
 pub fn video_total(closes: &[DayClose], from: NaiveDate, to: NaiveDate) -> Option<Metrics> {
     let end = closes.iter().rev().find(|c| c.day <= to)?;
+    if end.day < from {
+        return None;
+    }
     let baseline = match closes.iter().rev().find(|c| c.day < from) {
         Some(before) => before.last,
         None => closes
@@ -341,8 +345,8 @@ mod tests {
         assert_eq!(video_total(&closes, d(1), d(5)), Some(m(260)));
         // Nothing on or before `to`: no contribution.
         assert_eq!(video_total(&closes, d(1), d(1)), None);
-        // A window after the last observation: gain 0.
-        assert_eq!(video_total(&closes, d(6), d(9)), Some(m(0)));
+        // A window after the last observation: nothing within it, no contribution.
+        assert_eq!(video_total(&closes, d(6), d(9)), None);
     }
 
     #[test]

@@ -244,12 +244,13 @@ fn sums(d: &Dialect, expr: impl Fn(&str) -> String) -> String {
 
 /// Totals: per video the close of the last visible day ≤ `to` minus the
 /// baseline (the close of the last day before `from`, else the first
-/// observation on `from`, else 0).
+/// observation on `from`, else 0); a video without a close in the window
+/// adds nothing, not even an empty group.
 pub(crate) fn totals_sql(d: &Dialect, group_by: GroupBy) -> String {
     let p = d.param;
     let (select, group) = grouping(group_by);
     let group_clause = if group.is_empty() {
-        String::new()
+        "HAVING count(*) > 0".to_owned()
     } else {
         format!("GROUP BY {group}")
     };
@@ -275,11 +276,95 @@ pub(crate) fn totals_sql(d: &Dialect, group_by: GroupBy) -> String {
          LEFT JOIN daily_closes cb ON cb.platform_video_id = v.pvid AND cb.day = v.before_d
          LEFT JOIN daily_closes cf ON cf.platform_video_id = v.pvid AND cf.day = {from}
                                   AND cf.day >= v.start_day
+         WHERE v.end_d >= {from}
          {group_clause}",
         videos = videos_cte(d),
         from = p(2),
     )
 }
+
+/// The rollup table that answers `q`, when one can: publish and tracking
+/// filters need each video, and the creator table has no campaign column.
+pub(crate) fn rollup_table(q: &AnalyticsQuery) -> Option<&'static str> {
+    if q.published.is_some() || q.tracked.is_some() {
+        return None;
+    }
+    match q.group_by {
+        GroupBy::BloggerUsername | GroupBy::PlatformBlogger => {
+            q.campaign.is_none().then_some("analytics_creator_days")
+        }
+        GroupBy::None | GroupBy::Platform | GroupBy::Campaign => Some("analytics_campaign_days"),
+    }
+}
+
+/// Totals or increments from a rollup table (see [`crate::rollup`]): totals
+/// are `Σ step + Σ (day = from ? open : entry)` over the window, increments
+/// `Σ gain` per day. Binds with [`bind_rollup`].
+pub(crate) fn rollup_sql(d: &Dialect, table: &str, group_by: GroupBy, increments: bool) -> String {
+    let p = d.param;
+    let t = |n: usize, ty: &str| (d.typed)(p(n), ty);
+    let (select, group) = grouping(group_by);
+    let campaign = if table == "analytics_campaign_days" {
+        format!("({c} IS NULL OR v.campaign = {c})", c = t(4, "TEXT"))
+    } else {
+        format!("{} IS NULL", t(4, "TEXT"))
+    };
+    let (day, metrics, group, order) = if increments {
+        let group = if group.is_empty() {
+            "v.day".to_owned()
+        } else {
+            format!("v.day, {group}")
+        };
+        (
+            "v.day",
+            sums(d, |m| format!("v.gain_{m}")),
+            format!("GROUP BY {group}"),
+            "ORDER BY v.day",
+        )
+    } else {
+        // Without a group, an empty window still aggregates to one row: drop it.
+        let group = if group.is_empty() {
+            "HAVING count(*) > 0".to_owned()
+        } else {
+            format!("GROUP BY {group}")
+        };
+        (
+            "CAST(NULL AS DATE)",
+            sums(d, |m| {
+                format!(
+                    "v.step_{m} + CASE WHEN v.day = {from} THEN v.open_{m} ELSE v.entry_{m} END",
+                    from = p(2)
+                )
+            }),
+            group,
+            "",
+        )
+    };
+    format!(
+        "SELECT {day} AS day, {select}, {metrics}
+         FROM {table} v
+         WHERE v.organization_id = {org} AND v.day >= {from} AND v.day <= {to}
+           AND {campaign} AND ({pl} IS NULL OR v.platform = {pl})
+         {group} {order}",
+        org = p(1),
+        from = p(2),
+        to = p(3),
+        pl = t(5, "TEXT"),
+    )
+}
+
+/// Binds [`Binds`] to a query built by [`rollup_sql`].
+macro_rules! bind_rollup {
+    ($query:expr, $b:expr) => {
+        $query
+            .bind($b.org)
+            .bind($b.from)
+            .bind($b.to)
+            .bind($b.campaign.clone())
+            .bind($b.platform)
+    };
+}
+pub(crate) use bind_rollup;
 
 /// Increments: per visible day with an observation, `max(0, close − previous)`
 /// where `previous` is the close of the video's latest earlier visible day,

@@ -18,6 +18,7 @@ pub mod import;
 pub mod orgs;
 mod postgres;
 pub mod refresh;
+mod rollup;
 mod rows;
 mod sqlite;
 #[cfg(feature = "testing")]
@@ -105,6 +106,10 @@ pub trait Store:
 
     /// Applies pending migrations; returns how many were applied.
     async fn migrate(&self) -> Result<usize, StoreError>;
+
+    /// Recomputes the analytics rollup from the daily closes (the migration
+    /// that adds it does this once; writes keep it current after that).
+    async fn rebuild_analytics(&self) -> Result<(), StoreError>;
 
     /// Checks that the database answers.
     async fn ping(&self) -> Result<(), StoreError>;

@@ -6,7 +6,7 @@
 //! due read is saved once.
 
 use async_trait::async_trait;
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use uuid::Uuid;
 use vidpulse_domain::{Counters, ObservationSource, Platform};
 
@@ -85,6 +85,20 @@ pub struct RefreshWrite {
     pub outcome: RefreshOutcome,
     /// When to read next; `None` stops refreshing.
     pub next_refresh_at: Option<DateTime<Utc>>,
+}
+
+/// The first day whose analytics shares a read can move: the read's day, or
+/// `None` (every day) when it changes the video's author, which moves all
+/// of the video's closes to another creator.
+pub(crate) fn shares_from(
+    w: &RefreshWrite,
+    meta: &CatalogMeta,
+    stored_author: Option<&str>,
+) -> Option<NaiveDate> {
+    match meta.author_username.as_deref() {
+        Some(new) if Some(new) != stored_author => None,
+        _ => Some(w.read_at.date_naive()),
+    }
 }
 
 /// The refresh queue.

@@ -90,3 +90,38 @@ async fn drop_stale_databases(conn: &mut sqlx::PgConnection, now: i64) {
         }
     }
 }
+
+/// Every row of both analytics rollup tables as text, sorted: to compare the
+/// rollup the writes maintained with a rebuild.
+pub async fn rollup_dump(url: &str) -> Result<Vec<String>, StoreError> {
+    use sqlx::Connection;
+    let columns = std::iter::once("closes".to_owned())
+        .chain(crate::rollup::sum_columns())
+        .map(|c| format!("CAST({c} AS TEXT)"))
+        .collect::<Vec<_>>()
+        .join(" || ',' || ");
+    let mut out = Vec::new();
+    for (table, key) in crate::rollup::TABLES {
+        let sql = format!(
+            "SELECT '{table}:' || CAST(day AS TEXT) || ':' || platform || ':' || {key} || ':' || {columns}
+             FROM {table}"
+        );
+        let rows: Vec<String> = match Backend::of_url(url)? {
+            Backend::Sqlite => {
+                let mut conn = sqlx::SqliteConnection::connect(url).await?;
+                sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+                    .fetch_all(&mut conn)
+                    .await?
+            }
+            Backend::Postgres => {
+                let mut conn = sqlx::PgConnection::connect(url).await?;
+                sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+                    .fetch_all(&mut conn)
+                    .await?
+            }
+        };
+        out.extend(rows);
+    }
+    out.sort();
+    Ok(out)
+}

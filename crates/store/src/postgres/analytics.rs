@@ -8,8 +8,8 @@ use vidpulse_domain::analytics::AnalyticsQuery;
 use super::PgStore;
 use crate::StoreError;
 use crate::analytics::{
-    AggRow, AnalyticsRow, AnalyticsStore, Binds, POSTGRES, bind_analytics, increments_sql,
-    totals_sql,
+    AggRow, AnalyticsRow, AnalyticsStore, Binds, POSTGRES, bind_analytics, bind_rollup,
+    increments_sql, rollup_sql, rollup_table, totals_sql,
 };
 
 #[async_trait]
@@ -19,11 +19,21 @@ impl AnalyticsStore for PgStore {
         org: OrgId,
         query: &AnalyticsQuery,
     ) -> Result<Vec<AnalyticsRow>, StoreError> {
-        let sql = totals_sql(&POSTGRES, query.group_by);
         let binds = Binds::of(org, query);
-        let rows = bind_analytics!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
-            .fetch_all(&self.pool)
-            .await?;
+        let rows = match rollup_table(query) {
+            Some(table) => {
+                let sql = rollup_sql(&POSTGRES, table, query.group_by, false);
+                bind_rollup!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+            None => {
+                let sql = totals_sql(&POSTGRES, query.group_by);
+                bind_analytics!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+        };
         rows.into_iter().map(AnalyticsRow::try_from).collect()
     }
 
@@ -32,11 +42,21 @@ impl AnalyticsStore for PgStore {
         org: OrgId,
         query: &AnalyticsQuery,
     ) -> Result<Vec<AnalyticsRow>, StoreError> {
-        let sql = increments_sql(&POSTGRES, query.group_by);
         let binds = Binds::of(org, query);
-        let rows = bind_analytics!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
-            .fetch_all(&self.pool)
-            .await?;
+        let rows = match rollup_table(query) {
+            Some(table) => {
+                let sql = rollup_sql(&POSTGRES, table, query.group_by, true);
+                bind_rollup!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+            None => {
+                let sql = increments_sql(&POSTGRES, query.group_by);
+                bind_analytics!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+        };
         rows.into_iter().map(AnalyticsRow::try_from).collect()
     }
 }

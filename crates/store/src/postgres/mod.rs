@@ -18,6 +18,7 @@ mod credits;
 mod import;
 mod orgs;
 mod refresh;
+mod rollup;
 mod usage;
 mod videos;
 
@@ -59,7 +60,25 @@ impl Store for PgStore {
     async fn migrate(&self) -> Result<usize, StoreError> {
         let before = applied_migrations(&self.pool).await;
         MIGRATOR.run(&self.pool).await?;
-        Ok(applied_migrations(&self.pool).await.saturating_sub(before))
+        let applied = applied_migrations(&self.pool).await.saturating_sub(before);
+        let mut tx = self.pool.begin().await?;
+        let pending: Option<String> = sqlx::query_scalar(
+            "DELETE FROM store_tasks WHERE name = 'rebuild_analytics' RETURNING name",
+        )
+        .fetch_optional(&mut *tx)
+        .await?;
+        if pending.is_some() {
+            rollup::rebuild(&mut tx).await?;
+        }
+        tx.commit().await?;
+        Ok(applied)
+    }
+
+    async fn rebuild_analytics(&self) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        rollup::rebuild(&mut tx).await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     async fn ping(&self) -> Result<(), StoreError> {

@@ -8,8 +8,10 @@ use uuid::Uuid;
 use vidpulse_domain::{Counters, ObservationSource};
 
 use super::PgStore;
+use super::rollup;
 use crate::StoreError;
-use crate::refresh::{DueVideo, RefreshOutcome, RefreshStore, RefreshWrite};
+use crate::refresh::{DueVideo, RefreshOutcome, RefreshStore, RefreshWrite, shares_from};
+use crate::rollup::Scope;
 use crate::rows::DueRow;
 
 #[async_trait]
@@ -43,12 +45,15 @@ impl RefreshStore for PgStore {
 
     async fn save_refreshes(&self, writes: &[RefreshWrite]) -> Result<usize, StoreError> {
         let mut tx = self.pool.begin().await?;
+        let scope = observed_scope(&mut tx, writes).await?;
+        let before = rollup::shares(&mut tx, &scope).await?;
         let mut saved = 0;
         for w in writes {
             if save_one(&mut tx, w).await? {
                 saved += 1;
             }
         }
+        rollup::settle(&mut tx, &scope, before).await?;
         tx.commit().await?;
         Ok(saved)
     }
@@ -61,6 +66,32 @@ impl RefreshStore for PgStore {
         .fetch_optional(&self.pool)
         .await?)
     }
+}
+
+/// The closes whose analytics shares the counters read in `writes` can move
+/// (only reads whose lease still holds): each video's close of the read day
+/// and after, or every close when the read changes the video's author.
+async fn observed_scope(
+    tx: &mut Transaction<'static, Postgres>,
+    writes: &[RefreshWrite],
+) -> Result<Scope, StoreError> {
+    let mut scope = Scope::default();
+    for w in writes {
+        let RefreshOutcome::Observed { meta, .. } = &w.outcome else {
+            continue;
+        };
+        let held: Option<(Option<String>,)> = sqlx::query_as(
+            "SELECT author_username FROM platform_videos WHERE id = $1 AND lease_token = $2 FOR UPDATE",
+        )
+        .bind(w.video_id)
+        .bind(w.lease_token)
+        .fetch_optional(&mut **tx)
+        .await?;
+        if let Some((author,)) = held {
+            scope.add(w.video_id, shares_from(w, meta, author.as_deref()));
+        }
+    }
+    Ok(scope)
 }
 
 /// Saves one read if its lease still holds; returns whether it did.
@@ -202,6 +233,7 @@ pub(crate) async fn insert_observation(
         .bind(c.saves)
         .execute(&mut **tx)
         .await?;
+        rollup::relink(tx, video_id, at.date_naive()).await?;
     }
     Ok(inserted)
 }

@@ -10,7 +10,9 @@ use vidpulse_domain::schedule::FAILING_AFTER_FAILURES;
 use vidpulse_domain::{OrgId, Plan, VideoId};
 
 use super::PgStore;
+use super::rollup;
 use crate::StoreError;
+use crate::rollup::{Scope, Shares};
 use crate::rows::{VideoRow, list_order, state_name};
 use crate::videos::QuotaPolicy;
 use crate::videos::{
@@ -126,8 +128,8 @@ impl VideoStore for PgStore {
         now: DateTime<Utc>,
     ) -> Result<Option<PatchOutcome>, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let Some(video_id): Option<Uuid> = sqlx::query_scalar(
-            "SELECT tv.id FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+        let Some((video_id, catalog_id)): Option<(Uuid, i64)> = sqlx::query_as(
+            "SELECT tv.id, tv.platform_video_id FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
              WHERE tv.organization_id = $1 AND pv.external_id = $2
              ORDER BY tv.created_at DESC LIMIT 1",
         )
@@ -138,6 +140,12 @@ impl VideoStore for PgStore {
         else {
             return Ok(None);
         };
+        // A new campaign moves the video's analytics to another cell.
+        let scope = match patch.campaign {
+            Some(_) => Scope::tracked_by(org.0, [catalog_id]),
+            None => Scope::default(),
+        };
+        let before = rollup::shares(&mut tx, &scope).await?;
         sqlx::query(
             "UPDATE tracked_videos SET
                notes = CASE WHEN $2 THEN $3::text ELSE notes END,
@@ -163,6 +171,7 @@ impl VideoStore for PgStore {
         .bind(now)
         .execute(&mut *tx)
         .await?;
+        rollup::settle(&mut tx, &scope, before).await?;
         let tags = match &patch.tags {
             Some(names) => Some(attach_tags(&mut tx, org, video_id, names, now).await?),
             None => None,
@@ -319,6 +328,7 @@ pub(super) async fn track_in(
     let ends = batch.now + batch.window;
     let mut results = Vec::with_capacity(batch.videos.len());
     let mut started: Vec<((vidpulse_domain::Platform, &str), Uuid)> = Vec::new();
+    let mut new_catalog_ids = Vec::new();
     for v in &batch.videos {
         let key = (v.platform, v.external_id.as_str());
         if let Some((_, id)) = started.iter().find(|(k, _)| *k == key) {
@@ -393,10 +403,15 @@ pub(super) async fn track_in(
         .execute(&mut **tx)
         .await?;
         started.push((key, video_id.0));
+        new_catalog_ids.push(catalog_id);
         results.push(TrackedVideo {
             video_id,
             newly_tracked: true,
         });
     }
+    // A video another organization already reads may have a close today,
+    // which this tracking now sees.
+    let scope = Scope::tracked_by(batch.organization_id.0, new_catalog_ids);
+    rollup::settle(tx, &scope, Shares::new()).await?;
     Ok(TrackOutcome::Tracked(results))
 }

@@ -8,7 +8,8 @@ use vidpulse_domain::analytics::AnalyticsQuery;
 use super::SqliteStore;
 use crate::StoreError;
 use crate::analytics::{
-    AggRow, AnalyticsRow, AnalyticsStore, Binds, SQLITE, bind_analytics, increments_sql, totals_sql,
+    AggRow, AnalyticsRow, AnalyticsStore, Binds, SQLITE, bind_analytics, bind_rollup,
+    increments_sql, rollup_sql, rollup_table, totals_sql,
 };
 
 #[async_trait]
@@ -18,11 +19,21 @@ impl AnalyticsStore for SqliteStore {
         org: OrgId,
         query: &AnalyticsQuery,
     ) -> Result<Vec<AnalyticsRow>, StoreError> {
-        let sql = totals_sql(&SQLITE, query.group_by);
         let binds = Binds::of(org, query);
-        let rows = bind_analytics!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
-            .fetch_all(&self.pool)
-            .await?;
+        let rows = match rollup_table(query) {
+            Some(table) => {
+                let sql = rollup_sql(&SQLITE, table, query.group_by, false);
+                bind_rollup!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+            None => {
+                let sql = totals_sql(&SQLITE, query.group_by);
+                bind_analytics!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+        };
         rows.into_iter().map(AnalyticsRow::try_from).collect()
     }
 
@@ -31,11 +42,21 @@ impl AnalyticsStore for SqliteStore {
         org: OrgId,
         query: &AnalyticsQuery,
     ) -> Result<Vec<AnalyticsRow>, StoreError> {
-        let sql = increments_sql(&SQLITE, query.group_by);
         let binds = Binds::of(org, query);
-        let rows = bind_analytics!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
-            .fetch_all(&self.pool)
-            .await?;
+        let rows = match rollup_table(query) {
+            Some(table) => {
+                let sql = rollup_sql(&SQLITE, table, query.group_by, true);
+                bind_rollup!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+            None => {
+                let sql = increments_sql(&SQLITE, query.group_by);
+                bind_analytics!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+        };
         rows.into_iter().map(AnalyticsRow::try_from).collect()
     }
 }

@@ -7,8 +7,10 @@ use vidpulse_domain::{ObservationSource, OrgId};
 
 use super::SqliteStore;
 use super::refresh::insert_observation;
+use super::rollup;
 use crate::StoreError;
 use crate::import::{ImportOutcome, ImportRow, ImportStore, by_video};
+use crate::rollup::Scope;
 
 #[async_trait]
 impl ImportStore for SqliteStore {
@@ -28,7 +30,10 @@ impl ImportStore for SqliteStore {
             return Err(StoreError::NotFound);
         }
         let mut outcome = ImportOutcome::default();
-        for v in by_video(rows) {
+        let videos = by_video(rows);
+        // Catalog rows first: the analytics scope is every close of these videos.
+        let mut catalog_ids = Vec::with_capacity(videos.len());
+        for v in &videos {
             let ends = v.earliest + window;
             let catalog_id: i64 = sqlx::query_scalar(
                 "INSERT INTO platform_videos
@@ -52,6 +57,12 @@ impl ImportStore for SqliteStore {
             .bind(now)
             .fetch_one(&mut *tx)
             .await?;
+            catalog_ids.push(catalog_id);
+        }
+        let scope = Scope::videos(catalog_ids.iter().map(|id| (*id, None)));
+        let before = rollup::shares(&mut tx, &scope).await?;
+        for (v, &catalog_id) in videos.iter().zip(&catalog_ids) {
+            let ends = v.earliest + window;
             let tracked: Option<(Uuid, DateTime<Utc>)> = sqlx::query_as(
                 "SELECT id, tracking_started_at FROM tracked_videos
                  WHERE organization_id = ?1 AND platform_video_id = ?2",
@@ -121,6 +132,7 @@ impl ImportStore for SqliteStore {
             .execute(&mut *tx)
             .await?;
         }
+        rollup::settle(&mut tx, &scope, before).await?;
         tx.commit().await?;
         Ok(outcome)
     }

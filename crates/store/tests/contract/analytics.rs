@@ -279,3 +279,144 @@ async fn imports_are_idempotent_and_extend_tracking_back(
         .sum();
     assert_eq!(total, 56_000 - 40_000);
 }
+
+/// The answer of the per-video path for `q`: a publish filter that lets every
+/// video through keeps the query off the rollup.
+async fn per_video(
+    store: &Arc<dyn Store>,
+    org: OrgId,
+    q: &AnalyticsQuery,
+    increments: bool,
+) -> Vec<(Option<NaiveDate>, String, Metrics)> {
+    let mut q = q.clone();
+    q.published = Some((None, None));
+    let rows = if increments {
+        store.analytics_increments(org, &q).await.unwrap()
+    } else {
+        store.analytics_totals(org, &q).await.unwrap()
+    };
+    from_store(rows, &q)
+}
+
+/// Reads every due video at `now`, `views` for all, `author` as the handle.
+async fn refresh_all(store: &Arc<dyn Store>, now: DateTime<Utc>, views: i64, author: Option<&str>) {
+    use vidpulse_domain::ObservationSource;
+    use vidpulse_store::{CatalogMeta, RefreshOutcome, RefreshWrite};
+    let due = store
+        .claim_due_videos(now, 100, Duration::minutes(5))
+        .await
+        .unwrap();
+    let writes: Vec<RefreshWrite> = due
+        .iter()
+        .map(|d| RefreshWrite {
+            video_id: d.id,
+            lease_token: d.lease_token,
+            read_at: now,
+            outcome: RefreshOutcome::Observed {
+                counters: Counters {
+                    views: Some(views),
+                    likes: Some(views / 10),
+                    comments: None,
+                    reposts: None,
+                    saves: Some(1),
+                },
+                meta: CatalogMeta {
+                    author_username: author.map(str::to_owned),
+                    ..CatalogMeta::default()
+                },
+                source: ObservationSource::Simulated,
+            },
+            next_refresh_at: Some(now + Duration::hours(8)),
+        })
+        .collect();
+    store.save_refreshes(&writes).await.unwrap();
+}
+
+#[rstest]
+#[tokio::test]
+async fn the_rollup_follows_every_write_and_answers_like_the_per_video_path(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    use vidpulse_domain::patch::VideoPatch;
+    let (db, store, a) = imported(backend).await;
+    let b = org(&store, Plan::Pro).await;
+    let start = Utc.with_ymd_and_hms(2026, 10, 14, 9, 0, 0).unwrap();
+    // Both organizations track a new video; a reads it for three days, with
+    // a dip, and learns its author on the second day.
+    crate::track(&store, a, start, vec![crate::yt(1)]).await;
+    for step in 0..9 {
+        let now = start + Duration::hours(8 * step);
+        if step == 3 {
+            crate::track(&store, b, now, vec![crate::yt(1)]).await;
+        }
+        let views = if step == 5 { 10 } else { 100 * (step + 1) };
+        let author = (step >= 3).then_some("Late_Author");
+        refresh_all(&store, now, views, author).await;
+    }
+    // A campaign for a's copy; b imports older history of the shared video
+    // (new closes before both windows) and tracks one of a's imported videos.
+    let patch = VideoPatch {
+        campaign: Some(Some("Summer".into())),
+        ..VideoPatch::default()
+    };
+    store
+        .patch_video(a, "vid00000001", &patch, start)
+        .await
+        .unwrap()
+        .unwrap();
+    let mut older = row(
+        Platform::YouTube,
+        "vid00000001",
+        "late_author",
+        at(13, 20),
+        5,
+    );
+    older.url = Some("https://www.youtube.com/watch?v=vid00000001".into());
+    store
+        .import_observations(b, &[older], Duration::days(30), at(20, 0))
+        .await
+        .unwrap();
+    crate::track(
+        &store,
+        b,
+        at(15, 0),
+        vec![vidpulse_domain::VideoRef {
+            platform: Platform::TikTok,
+            external_id: "7000000000000000001".into(),
+            canonical_url: "https://www.tiktok.com/@mira/video/7000000000000000001".into(),
+        }],
+    )
+    .await;
+
+    let maintained = vidpulse_store::testing::rollup_dump(&db.url).await.unwrap();
+    assert!(!maintained.is_empty());
+    store.rebuild_analytics().await.unwrap();
+    assert_eq!(
+        vidpulse_store::testing::rollup_dump(&db.url).await.unwrap(),
+        maintained,
+        "the maintained rollup equals a rebuild"
+    );
+    for who in [a, b] {
+        for group_by in GroupBy::ALL {
+            for (from, to) in [(1, 20), (5, 14), (13, 16), (14, 14), (15, 17), (16, 30)] {
+                let mut q = query(from, to, group_by);
+                for campaign in [None, Some("Summer".to_owned())] {
+                    q.campaign = campaign;
+                    for increments in [false, true] {
+                        let rows = if increments {
+                            store.analytics_increments(who, &q).await.unwrap()
+                        } else {
+                            store.analytics_totals(who, &q).await.unwrap()
+                        };
+                        assert_eq!(
+                            from_store(rows, &q),
+                            per_video(&store, who, &q, increments).await,
+                            "{group_by} {from}..{to} campaign {:?} increments {increments}",
+                            q.campaign
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

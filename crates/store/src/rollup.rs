@@ -1,0 +1,350 @@
+//! The analytics rollup: per organization, day and cell, the sums that make
+//! totals and increments (SEMANTICS.md, "Statistics time series") add up
+//! without reading every daily close. Migration `0003_analytics_rollup`
+//! documents the columns.
+//!
+//! Each close an organization sees (inside its tracking window of the video)
+//! has a *share*: the four sums of its migration comment, which depend on the
+//! close, the close before it (`prev_*`), the tracking window, the campaign
+//! and the author. A write that can move shares takes them for its scope
+//! before ([`Shares`]), makes its change, and settles: the rollup tables move
+//! by `after − before`, in the same transaction. On PostgreSQL the scope's
+//! catalog rows are locked first, so two writers of one video queue, and each
+//! transaction writes its cells in one statement in key order, so writers of
+//! different videos cannot deadlock on shared cells.
+
+use std::collections::BTreeMap;
+
+use chrono::NaiveDate;
+use sqlx::{Database, Encode, QueryBuilder, Type};
+use uuid::Uuid;
+
+use crate::analytics::Dialect;
+
+/// The metrics, in column order.
+pub(crate) const METRICS: [&str; 5] = ["views", "likes", "comments", "reposts", "saves"];
+/// The four sums kept per metric, in column order.
+pub(crate) const PARTS: [&str; 4] = ["step", "open", "entry", "gain"];
+/// Number of sum columns: every part of every metric.
+pub(crate) const SUM_COLUMNS: usize = METRICS.len() * PARTS.len();
+
+/// The sum columns, `step_views` to `gain_saves`.
+pub(crate) fn sum_columns() -> Vec<String> {
+    PARTS
+        .iter()
+        .flat_map(|p| METRICS.iter().map(move |m| format!("{p}_{m}")))
+        .collect()
+}
+
+/// The catalog videos a write touches, each from a day on (`None`: all of its
+/// closes), for every organization tracking them or just one.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scope {
+    /// Only this organization's tracking, when set.
+    pub org: Option<Uuid>,
+    /// Catalog video id → first day whose share can move.
+    pub videos: BTreeMap<i64, Option<NaiveDate>>,
+}
+
+impl Scope {
+    /// Every organization's shares of these videos' closes on or after their day.
+    pub(crate) fn videos(videos: impl IntoIterator<Item = (i64, Option<NaiveDate>)>) -> Self {
+        let mut scope = Self::default();
+        for (id, from) in videos {
+            scope.add(id, from);
+        }
+        scope
+    }
+
+    /// One organization's shares of every close of these videos.
+    pub(crate) fn tracked_by(org: Uuid, videos: impl IntoIterator<Item = i64>) -> Self {
+        let mut scope = Self::videos(videos.into_iter().map(|id| (id, None)));
+        scope.org = Some(org);
+        scope
+    }
+
+    /// Widens the scope to `video` from `from` on.
+    pub(crate) fn add(&mut self, video: i64, from: Option<NaiveDate>) {
+        self.videos
+            .entry(video)
+            .and_modify(|d| *d = d.zip(from).map(|(a, b)| a.min(b)))
+            .or_insert(from);
+    }
+
+    /// Whether nothing is in scope.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.videos.is_empty()
+    }
+
+    /// The catalog ids, ascending.
+    pub(crate) fn ids(&self) -> Vec<i64> {
+        self.videos.keys().copied().collect()
+    }
+
+    /// The first days, in the order of [`Scope::ids`].
+    pub(crate) fn days(&self) -> Vec<Option<NaiveDate>> {
+        self.videos.values().copied().collect()
+    }
+
+    /// `[[id, "YYYY-MM-DD" | null], ...]`, for SQLite's `json_each`.
+    pub(crate) fn json(&self) -> String {
+        let items: Vec<serde_json::Value> = self
+            .videos
+            .iter()
+            .map(|(id, day)| serde_json::json!([id, day.map(|d| d.to_string())]))
+            .collect();
+        serde_json::Value::Array(items).to_string()
+    }
+}
+
+/// A rollup cell before it is split over the two tables.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Cell {
+    pub org: Uuid,
+    pub day: NaiveDate,
+    pub platform: String,
+    pub author: String,
+    pub campaign: String,
+}
+
+/// The number of closes and the sum columns of a cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Sums {
+    pub closes: i64,
+    pub values: [i64; SUM_COLUMNS],
+}
+
+impl Default for Sums {
+    fn default() -> Self {
+        Self {
+            closes: 0,
+            values: [0; SUM_COLUMNS],
+        }
+    }
+}
+
+impl Sums {
+    fn add(&mut self, other: &Sums, sign: i64) {
+        self.closes += sign * other.closes;
+        for (a, b) in self.values.iter_mut().zip(other.values) {
+            *a += sign * b;
+        }
+    }
+
+    fn is_zero(&self) -> bool {
+        self.closes == 0 && self.values.iter().all(|v| *v == 0)
+    }
+}
+
+/// Shares per cell, as read by [`shares_sql`].
+pub(crate) type Shares = BTreeMap<Cell, Sums>;
+
+/// The key of a row of one rollup table: organization, day, platform and
+/// the author (creator table) or campaign (campaign table).
+pub(crate) type TableKey = (Uuid, NaiveDate, String, String);
+
+/// What to add to each rollup table, in key order.
+#[derive(Debug, Default)]
+pub(crate) struct Changes {
+    pub creators: BTreeMap<TableKey, Sums>,
+    pub campaigns: BTreeMap<TableKey, Sums>,
+}
+
+/// `after − before`, split over the two tables, without cells that do not move.
+pub(crate) fn changes(before: &Shares, after: &Shares) -> Changes {
+    let mut out = Changes::default();
+    for (shares, sign) in [(after, 1), (before, -1)] {
+        for (cell, sums) in shares {
+            let base = (cell.org, cell.day, cell.platform.clone());
+            out.creators
+                .entry((base.0, base.1, base.2.clone(), cell.author.clone()))
+                .or_default()
+                .add(sums, sign);
+            out.campaigns
+                .entry((base.0, base.1, base.2, cell.campaign.clone()))
+                .or_default()
+                .add(sums, sign);
+        }
+    }
+    out.creators.retain(|_, s| !s.is_zero());
+    out.campaigns.retain(|_, s| !s.is_zero());
+    out
+}
+
+/// The two rollup tables and their key column.
+pub(crate) const TABLES: [(&str, &str); 2] = [
+    ("analytics_creator_days", "author_username"),
+    ("analytics_campaign_days", "campaign"),
+];
+
+impl Changes {
+    /// The changes of `table` (one of [`TABLES`]).
+    pub(crate) fn of(&self, table: &str) -> &BTreeMap<TableKey, Sums> {
+        if table == TABLES[0].0 {
+            &self.creators
+        } else {
+            &self.campaigns
+        }
+    }
+}
+
+/// Cells per upsert statement: 26 binds each stays under SQLite's 32,766.
+pub(crate) const UPSERT_CHUNK: usize = 500;
+
+/// `INSERT .. ON CONFLICT DO UPDATE` adding `rows` to `table`, keyed by `key`.
+pub(crate) fn upsert<'a, DB>(
+    table: &str,
+    key: &str,
+    rows: impl IntoIterator<Item = (&'a TableKey, &'a Sums)>,
+) -> QueryBuilder<DB>
+where
+    DB: Database,
+    for<'q> Uuid: Encode<'q, DB> + Type<DB>,
+    for<'q> NaiveDate: Encode<'q, DB> + Type<DB>,
+    for<'q> String: Encode<'q, DB> + Type<DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+    <DB as Database>::Arguments: Default,
+{
+    let sums = sum_columns();
+    let mut q = QueryBuilder::new(format!(
+        "INSERT INTO {table} (organization_id, day, platform, {key}, closes, {}) ",
+        sums.join(", ")
+    ));
+    q.push_values(rows, |mut b, ((org, day, platform, k), s)| {
+        b.push_bind(*org)
+            .push_bind(*day)
+            .push_bind(platform.clone())
+            .push_bind(k.clone())
+            .push_bind(s.closes);
+        for v in s.values {
+            b.push_bind(v);
+        }
+    });
+    let set: Vec<String> = std::iter::once("closes".to_owned())
+        .chain(sums)
+        .map(|c| format!("{c} = {table}.{c} + excluded.{c}"))
+        .collect();
+    q.push(format!(
+        " ON CONFLICT (organization_id, day, platform, {key}) DO UPDATE SET {}",
+        set.join(", ")
+    ));
+    q
+}
+
+/// Deletes the row of `table` at one key once no close is left in it.
+pub(crate) fn delete_empty_sql(d: &Dialect, table: &str, key: &str) -> String {
+    let p = d.param;
+    format!(
+        "DELETE FROM {table} WHERE organization_id = {} AND day = {} AND platform = {}
+           AND {key} = {} AND closes = 0",
+        p(1),
+        p(2),
+        p(3),
+        p(4)
+    )
+}
+
+/// The shares of the closes of the videos `source` yields (rows `pv`,
+/// `from_day`), for the organization `org` or every one when it is NULL,
+/// summed per cell. Columns: `organization_id, day, platform,
+/// author_username, campaign, closes`, then [`sum_columns`].
+pub(crate) fn shares_sql(d: &Dialect, source: &str, org: &str) -> String {
+    let start = (d.day_of)("tv.tracking_started_at");
+    let end = (d.day_of)("tv.tracking_ends_at");
+    let first = format!("(dc.prev_day IS NULL OR dc.prev_day < {start})");
+    let mut sums = Vec::new();
+    for part in PARTS {
+        for m in METRICS {
+            let last = format!("coalesce(dc.last_{m}, 0)");
+            let opened = format!("{last} - coalesce(dc.first_{m}, 0)");
+            let step = format!("{last} - coalesce(dc.prev_{m}, 0)");
+            let expr = match part {
+                "step" => format!("CASE WHEN {first} THEN 0 ELSE {step} END"),
+                "open" => format!("CASE WHEN {first} THEN {opened} ELSE 0 END"),
+                "entry" => format!("CASE WHEN {first} THEN {last} ELSE 0 END"),
+                _ => format!(
+                    "{}(0, CASE WHEN {first} THEN {opened} ELSE {step} END)",
+                    d.greatest
+                ),
+            };
+            sums.push(format!(
+                "coalesce(sum({expr}), 0){} AS {part}_{m}",
+                d.sum_cast
+            ));
+        }
+    }
+    format!(
+        "SELECT tv.organization_id AS organization_id, dc.day AS day, pv.platform AS platform,
+                coalesce(pv.author_username, '') AS author_username,
+                coalesce(tv.campaign, '') AS campaign,
+                count(*) AS closes, {sums}
+         FROM {source}
+         JOIN daily_closes dc ON dc.platform_video_id = s.pv
+                             AND (s.from_day IS NULL OR dc.day >= s.from_day)
+         JOIN tracked_videos tv ON tv.platform_video_id = dc.platform_video_id
+         JOIN platform_videos pv ON pv.id = dc.platform_video_id
+         WHERE ({org} IS NULL OR tv.organization_id = {org})
+           AND dc.day >= {start} AND dc.day <= {end}
+         GROUP BY tv.organization_id, dc.day, pv.platform, coalesce(pv.author_username, ''),
+                  coalesce(tv.campaign, '')",
+        sums = sums.join(", "),
+    )
+}
+
+/// Rebuilds `table` from every close (after the migration, and in tests to
+/// check the maintained rollup): `all_shares` is [`shares_sql`] over all.
+pub(crate) fn rebuild_sql(table: &str, key: &str, all_shares: &str) -> String {
+    let sums = sum_columns();
+    let summed: Vec<String> = sums.iter().map(|c| format!("sum({c})")).collect();
+    format!(
+        "INSERT INTO {table} (organization_id, day, platform, {key}, closes, {cols})
+         SELECT organization_id, day, platform, {key}, sum(closes), {summed}
+         FROM ({all_shares}) s
+         GROUP BY organization_id, day, platform, {key}",
+        cols = sums.join(", "),
+        summed = summed.join(", "),
+    )
+}
+
+/// Sets the `prev_*` columns of every close from the close before it (a
+/// rebuild; writes keep them with [`relink_sql`]).
+pub(crate) fn relink_all_sql() -> String {
+    let prev: Vec<String> = METRICS.iter().map(|m| format!("prev_{m}")).collect();
+    let last: Vec<String> = METRICS.iter().map(|m| format!("p.last_{m}")).collect();
+    format!(
+        "UPDATE daily_closes SET (prev_day, {prev}) = (
+           SELECT p.day, {last} FROM daily_closes p
+           WHERE p.platform_video_id = daily_closes.platform_video_id AND p.day < daily_closes.day
+           ORDER BY p.day DESC LIMIT 1)",
+        prev = prev.join(", "),
+        last = last.join(", "),
+    )
+}
+
+/// After the close of video `p(1)` on day `p(2)` was written: links it to the
+/// close before it and the close after it to it.
+pub(crate) fn relink_sql(d: &Dialect) -> [String; 2] {
+    let p = d.param;
+    let prev: Vec<String> = METRICS.iter().map(|m| format!("prev_{m}")).collect();
+    let last: Vec<String> = METRICS.iter().map(|m| format!("p.last_{m}")).collect();
+    let (prev, last) = (prev.join(", "), last.join(", "));
+    [
+        format!(
+            "UPDATE daily_closes SET (prev_day, {prev}) = (
+               SELECT p.day, {last} FROM daily_closes p
+               WHERE p.platform_video_id = {v} AND p.day < {day} ORDER BY p.day DESC LIMIT 1)
+             WHERE platform_video_id = {v} AND day = {day}",
+            v = p(1),
+            day = p(2),
+        ),
+        format!(
+            "UPDATE daily_closes SET (prev_day, {prev}) = (
+               SELECT p.day, {last} FROM daily_closes p
+               WHERE p.platform_video_id = {v} AND p.day = {day})
+             WHERE platform_video_id = {v} AND day = (
+               SELECT min(n.day) FROM daily_closes n WHERE n.platform_video_id = {v} AND n.day > {day})",
+            v = p(1),
+            day = p(2),
+        ),
+    ]
+}
