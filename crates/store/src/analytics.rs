@@ -407,6 +407,16 @@ pub(crate) fn increments_sql(d: &Dialect, group_by: GroupBy) -> String {
     )
 }
 
+/// The SQL that answers `q` on dialect `d`, and whether it reads the rollup
+/// (bind with [`bind_rollup`]) or every close (bind with [`bind_analytics`]).
+pub(crate) fn query_sql(d: &Dialect, q: &AnalyticsQuery, increments: bool) -> (String, bool) {
+    match rollup_table(q) {
+        Some(table) => (rollup_sql(d, table, q.group_by, increments), true),
+        None if increments => (increments_sql(d, q.group_by), false),
+        None => (totals_sql(d, q.group_by), false),
+    }
+}
+
 /// The plan the database picks for an analytics query (benchmarks): SQLite's
 /// `EXPLAIN QUERY PLAN`, PostgreSQL's `EXPLAIN (ANALYZE, BUFFERS)`, one line each.
 #[cfg(feature = "testing")]
@@ -420,28 +430,29 @@ pub async fn explain(
     let b = Binds::of(org, query);
     match crate::Backend::of_url(url)? {
         crate::Backend::Sqlite => {
-            let sql = if increments {
-                increments_sql(&SQLITE, query.group_by)
-            } else {
-                totals_sql(&SQLITE, query.group_by)
-            };
+            let (sql, rollup) = query_sql(&SQLITE, query, increments);
             let mut conn = sqlx::SqliteConnection::connect(url).await?;
             let q = sqlx::query_as(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {sql}")));
-            let rows: Vec<(i64, i64, i64, String)> =
-                bind_analytics!(q, b).fetch_all(&mut conn).await?;
+            let q = if rollup {
+                bind_rollup!(q, b)
+            } else {
+                bind_analytics!(q, b)
+            };
+            let rows: Vec<(i64, i64, i64, String)> = q.fetch_all(&mut conn).await?;
             Ok(rows.into_iter().map(|(_, _, _, detail)| detail).collect())
         }
         crate::Backend::Postgres => {
-            let sql = if increments {
-                increments_sql(&POSTGRES, query.group_by)
-            } else {
-                totals_sql(&POSTGRES, query.group_by)
-            };
+            let (sql, rollup) = query_sql(&POSTGRES, query, increments);
             let mut conn = sqlx::PgConnection::connect(url).await?;
             let q = sqlx::query_as(sqlx::AssertSqlSafe(format!(
                 "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {sql}"
             )));
-            let rows: Vec<(String,)> = bind_analytics!(q, b).fetch_all(&mut conn).await?;
+            let q = if rollup {
+                bind_rollup!(q, b)
+            } else {
+                bind_analytics!(q, b)
+            };
+            let rows: Vec<(String,)> = q.fetch_all(&mut conn).await?;
             Ok(rows.into_iter().map(|(line,)| line).collect())
         }
     }

@@ -8,6 +8,9 @@
 //! generator simulates every scheduled reading and writes the closes they
 //! produce; the raw readings themselves (about 330 per video) are not stored.
 //!
+//! Videos come from `n / 50` creators, each on one platform; 70% of videos
+//! carry one of 20 campaigns.
+//!
 //! Randomness is a SplitMix64 hash of the video's index: the same `n` and
 //! `now` give the same rows on any machine and any version of any crate.
 
@@ -85,7 +88,9 @@ pub fn creators(n: usize) -> usize {
 pub fn video(i: usize, n: usize, now: DateTime<Utc>) -> Video {
     let schedule = RefreshSchedule::default();
     let k = i as u64;
-    let platform = match unit(k, 1) {
+    // A creator handle lives on one platform: the platform is the creator's.
+    let creator = (unit(k, 2) * creators(n) as f64) as usize;
+    let platform = match unit(creator as u64, 1) {
         u if u < 0.55 => "tiktok",
         u if u < 0.80 => "instagram",
         _ => "youtube",
@@ -95,7 +100,6 @@ pub fn video(i: usize, n: usize, now: DateTime<Utc>) -> Video {
         "instagram" => format!("C{k:010}"),
         _ => format!("v{k:010}"),
     };
-    let creator = (unit(k, 2) * creators(n) as f64) as usize;
     let campaign =
         (unit(k, 3) < 0.7).then(|| format!("Campaign {:02}", (unit(k, 4) * 20.0) as u32));
     // Starts spread evenly over the window: a steady flow of new videos.

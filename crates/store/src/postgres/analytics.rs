@@ -8,8 +8,7 @@ use vidpulse_domain::analytics::AnalyticsQuery;
 use super::PgStore;
 use crate::StoreError;
 use crate::analytics::{
-    AggRow, AnalyticsRow, AnalyticsStore, Binds, POSTGRES, bind_analytics, bind_rollup,
-    increments_sql, rollup_sql, rollup_table, totals_sql,
+    AggRow, AnalyticsRow, AnalyticsStore, Binds, POSTGRES, bind_analytics, bind_rollup, query_sql,
 };
 
 #[async_trait]
@@ -20,20 +19,14 @@ impl AnalyticsStore for PgStore {
         query: &AnalyticsQuery,
     ) -> Result<Vec<AnalyticsRow>, StoreError> {
         let binds = Binds::of(org, query);
-        let rows = match rollup_table(query) {
-            Some(table) => {
-                let sql = rollup_sql(&POSTGRES, table, query.group_by, false);
-                bind_rollup!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
-                    .fetch_all(&self.pool)
-                    .await?
-            }
-            None => {
-                let sql = totals_sql(&POSTGRES, query.group_by);
-                bind_analytics!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
-                    .fetch_all(&self.pool)
-                    .await?
-            }
+        let (sql, rollup) = query_sql(&POSTGRES, query, false);
+        let q = sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql));
+        let q = if rollup {
+            bind_rollup!(q, binds)
+        } else {
+            bind_analytics!(q, binds)
         };
+        let rows = q.fetch_all(&self.pool).await?;
         rows.into_iter().map(AnalyticsRow::try_from).collect()
     }
 
@@ -43,20 +36,14 @@ impl AnalyticsStore for PgStore {
         query: &AnalyticsQuery,
     ) -> Result<Vec<AnalyticsRow>, StoreError> {
         let binds = Binds::of(org, query);
-        let rows = match rollup_table(query) {
-            Some(table) => {
-                let sql = rollup_sql(&POSTGRES, table, query.group_by, true);
-                bind_rollup!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
-                    .fetch_all(&self.pool)
-                    .await?
-            }
-            None => {
-                let sql = increments_sql(&POSTGRES, query.group_by);
-                bind_analytics!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
-                    .fetch_all(&self.pool)
-                    .await?
-            }
+        let (sql, rollup) = query_sql(&POSTGRES, query, true);
+        let q = sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql));
+        let q = if rollup {
+            bind_rollup!(q, binds)
+        } else {
+            bind_analytics!(q, binds)
         };
+        let rows = q.fetch_all(&self.pool).await?;
         rows.into_iter().map(AnalyticsRow::try_from).collect()
     }
 }

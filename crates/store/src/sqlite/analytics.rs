@@ -8,8 +8,7 @@ use vidpulse_domain::analytics::AnalyticsQuery;
 use super::SqliteStore;
 use crate::StoreError;
 use crate::analytics::{
-    AggRow, AnalyticsRow, AnalyticsStore, Binds, SQLITE, bind_analytics, bind_rollup,
-    increments_sql, rollup_sql, rollup_table, totals_sql,
+    AggRow, AnalyticsRow, AnalyticsStore, Binds, SQLITE, bind_analytics, bind_rollup, query_sql,
 };
 
 #[async_trait]
@@ -20,20 +19,14 @@ impl AnalyticsStore for SqliteStore {
         query: &AnalyticsQuery,
     ) -> Result<Vec<AnalyticsRow>, StoreError> {
         let binds = Binds::of(org, query);
-        let rows = match rollup_table(query) {
-            Some(table) => {
-                let sql = rollup_sql(&SQLITE, table, query.group_by, false);
-                bind_rollup!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
-                    .fetch_all(&self.pool)
-                    .await?
-            }
-            None => {
-                let sql = totals_sql(&SQLITE, query.group_by);
-                bind_analytics!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
-                    .fetch_all(&self.pool)
-                    .await?
-            }
+        let (sql, rollup) = query_sql(&SQLITE, query, false);
+        let q = sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql));
+        let q = if rollup {
+            bind_rollup!(q, binds)
+        } else {
+            bind_analytics!(q, binds)
         };
+        let rows = q.fetch_all(&self.pool).await?;
         rows.into_iter().map(AnalyticsRow::try_from).collect()
     }
 
@@ -43,20 +36,14 @@ impl AnalyticsStore for SqliteStore {
         query: &AnalyticsQuery,
     ) -> Result<Vec<AnalyticsRow>, StoreError> {
         let binds = Binds::of(org, query);
-        let rows = match rollup_table(query) {
-            Some(table) => {
-                let sql = rollup_sql(&SQLITE, table, query.group_by, true);
-                bind_rollup!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
-                    .fetch_all(&self.pool)
-                    .await?
-            }
-            None => {
-                let sql = increments_sql(&SQLITE, query.group_by);
-                bind_analytics!(sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql)), binds)
-                    .fetch_all(&self.pool)
-                    .await?
-            }
+        let (sql, rollup) = query_sql(&SQLITE, query, true);
+        let q = sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql));
+        let q = if rollup {
+            bind_rollup!(q, binds)
+        } else {
+            bind_analytics!(q, binds)
         };
+        let rows = q.fetch_all(&self.pool).await?;
         rows.into_iter().map(AnalyticsRow::try_from).collect()
     }
 }
