@@ -13,7 +13,9 @@ use crate::StoreError;
 use crate::rows::parse_platform;
 
 /// One aggregated row: the grouping columns the query asked for (the others
-/// are `None`), the day for increments, and the five sums.
+/// are `None`, and extra ones may be set), the day for increments, and the
+/// five sums. Several rows may share a group key (spellings of one creator,
+/// or one creator on several platforms): callers merge them by key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AnalyticsRow {
     /// The day (increments only).
@@ -303,12 +305,43 @@ pub(crate) fn rollup_table(q: &AnalyticsQuery) -> Option<&'static str> {
 pub(crate) fn rollup_sql(d: &Dialect, table: &str, group_by: GroupBy, increments: bool) -> String {
     let p = d.param;
     let t = |n: usize, ty: &str| (d.typed)(p(n), ty);
-    let (select, group) = grouping(group_by);
+    // Creator rows group by the author as stored: no per-row lower(); the
+    // caller merges spellings by key.
+    let (select, group) = match group_by {
+        GroupBy::BloggerUsername => (
+            "CAST(NULL AS TEXT) AS platform, v.author_username AS author, CAST(NULL AS TEXT) AS campaign",
+            "v.author_username",
+        ),
+        GroupBy::PlatformBlogger => (
+            "v.platform AS platform, v.author_username AS author, CAST(NULL AS TEXT) AS campaign",
+            "v.platform, v.author_username",
+        ),
+        other => grouping(other),
+    };
     let campaign = if table == "analytics_campaign_days" {
         format!("({c} IS NULL OR v.campaign = {c})", c = t(4, "TEXT"))
     } else {
         format!("{} IS NULL", t(4, "TEXT"))
     };
+    if increments && table == "analytics_creator_days" {
+        // Each row is already one (day, platform, creator spelling): no
+        // GROUP BY (and no sort); the caller merges rows that share a key.
+        let metrics = ["views", "likes", "comments", "reposts", "saves"]
+            .map(|m| format!("v.gain_{m} AS {m}"))
+            .join(", ");
+        return format!(
+            "SELECT v.day AS day, v.platform AS platform, v.author_username AS author,
+                    CAST(NULL AS TEXT) AS campaign, {metrics}
+             FROM {table} v
+             WHERE v.organization_id = {org} AND v.day >= {from} AND v.day <= {to}
+               AND {campaign} AND ({pl} IS NULL OR v.platform = {pl})
+             ORDER BY v.day",
+            org = p(1),
+            from = p(2),
+            to = p(3),
+            pl = t(5, "TEXT"),
+        );
+    }
     let (day, metrics, group, order) = if increments {
         let group = if group.is_empty() {
             "v.day".to_owned()
