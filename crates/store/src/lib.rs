@@ -11,6 +11,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 pub mod analytics;
+mod closes;
 pub mod creators;
 pub mod credits;
 mod error;

@@ -307,7 +307,7 @@ pub(crate) fn rebuild_sql(table: &str, key: &str, all_shares: &str) -> String {
 }
 
 /// Sets the `prev_*` columns of every close from the close before it (a
-/// rebuild; writes keep them with [`relink_sql`]).
+/// rebuild; writes relink what they touch with [`relink_sql`]).
 pub(crate) fn relink_all_sql() -> String {
     let prev: Vec<String> = METRICS.iter().map(|m| format!("prev_{m}")).collect();
     let last: Vec<String> = METRICS.iter().map(|m| format!("p.last_{m}")).collect();
@@ -321,30 +321,13 @@ pub(crate) fn relink_all_sql() -> String {
     )
 }
 
-/// After the close of video `p(1)` on day `p(2)` was written: links it to the
-/// close before it and the close after it to it.
-pub(crate) fn relink_sql(d: &Dialect) -> [String; 2] {
-    let p = d.param;
-    let prev: Vec<String> = METRICS.iter().map(|m| format!("prev_{m}")).collect();
-    let last: Vec<String> = METRICS.iter().map(|m| format!("p.last_{m}")).collect();
-    let (prev, last) = (prev.join(", "), last.join(", "));
-    [
-        format!(
-            "UPDATE daily_closes SET (prev_day, {prev}) = (
-               SELECT p.day, {last} FROM daily_closes p
-               WHERE p.platform_video_id = {v} AND p.day < {day} ORDER BY p.day DESC LIMIT 1)
-             WHERE platform_video_id = {v} AND day = {day}",
-            v = p(1),
-            day = p(2),
-        ),
-        format!(
-            "UPDATE daily_closes SET (prev_day, {prev}) = (
-               SELECT p.day, {last} FROM daily_closes p
-               WHERE p.platform_video_id = {v} AND p.day = {day})
-             WHERE platform_video_id = {v} AND day = (
-               SELECT min(n.day) FROM daily_closes n WHERE n.platform_video_id = {v} AND n.day > {day})",
-            v = p(1),
-            day = p(2),
-        ),
-    ]
+/// Relinks the closes of the videos `source` yields (rows `pv`,
+/// `from_day`, as for [`shares_sql`]) from their day on, after closes were
+/// written there.
+pub(crate) fn relink_sql(source: &str) -> String {
+    format!(
+        "{} FROM {source}
+         WHERE daily_closes.platform_video_id = s.pv AND daily_closes.day >= s.from_day",
+        relink_all_sql()
+    )
 }

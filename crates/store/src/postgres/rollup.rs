@@ -2,17 +2,17 @@
 //! the scope. Taking shares locks the scope's catalog rows first (in id
 //! order), so writers of one video queue for each other.
 
-use chrono::NaiveDate;
 use sqlx::{AssertSqlSafe, Postgres, Row, Transaction};
 
 use crate::StoreError;
 use crate::analytics::POSTGRES;
 use crate::rollup::{
     Cell, Changes, Scope, Shares, Sums, TABLES, UPSERT_CHUNK, changes, delete_empty_sql,
-    rebuild_sql, relink_all_sql, relink_sql, shares_sql, upsert,
+    rebuild_sql, relink_all_sql, shares_sql, upsert,
 };
 
-const SCOPE: &str = "unnest($1::BIGINT[], $2::DATE[]) AS s(pv, from_day)";
+/// The rows `(pv, from_day)` of a [`Scope`], as the table `s`.
+pub(crate) const SCOPE: &str = "unnest($1::BIGINT[], $2::DATE[]) AS s(pv, from_day)";
 
 /// The shares of the closes in `scope`, per cell.
 pub(crate) async fn shares(
@@ -86,22 +86,6 @@ async fn apply(
                 .execute(&mut **tx)
                 .await?;
         }
-    }
-    Ok(())
-}
-
-/// Links the close of `video` on `day` to its neighbours after a write.
-pub(crate) async fn relink(
-    tx: &mut Transaction<'static, Postgres>,
-    video: i64,
-    day: NaiveDate,
-) -> Result<(), StoreError> {
-    for sql in relink_sql(&POSTGRES) {
-        sqlx::query(AssertSqlSafe(sql))
-            .bind(video)
-            .bind(day)
-            .execute(&mut **tx)
-            .await?;
     }
     Ok(())
 }

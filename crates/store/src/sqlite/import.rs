@@ -6,9 +6,10 @@ use uuid::Uuid;
 use vidpulse_domain::{ObservationSource, OrgId};
 
 use super::SqliteStore;
-use super::refresh::insert_observation;
+use super::refresh::insert_observations;
 use super::rollup;
 use crate::StoreError;
+use crate::closes::Reading;
 use crate::import::{ImportOutcome, ImportRow, ImportStore, by_video};
 use crate::rollup::Scope;
 
@@ -61,6 +62,7 @@ impl ImportStore for SqliteStore {
         }
         let scope = Scope::videos(catalog_ids.iter().map(|id| (*id, None)));
         let before = rollup::shares(&mut tx, &scope).await?;
+        let mut readings = Vec::with_capacity(rows.len());
         for (v, &catalog_id) in videos.iter().zip(&catalog_ids) {
             let ends = v.earliest + window;
             let tracked: Option<(Uuid, DateTime<Utc>)> = sqlx::query_as(
@@ -101,21 +103,11 @@ impl ImportStore for SqliteStore {
                 }
                 Some(_) => {}
             }
-            for row in &v.rows {
-                let stored = insert_observation(
-                    &mut tx,
-                    catalog_id,
-                    row.captured_at,
-                    &row.counters,
-                    ObservationSource::Import,
-                )
-                .await?;
-                if stored {
-                    outcome.snapshots_imported += 1;
-                } else {
-                    outcome.snapshots_skipped += 1;
-                }
-            }
+            readings.extend(v.rows.iter().map(|row| Reading {
+                video_id: catalog_id,
+                at: row.captured_at,
+                counters: row.counters,
+            }));
             let c = &v.latest.counters;
             sqlx::query(
                 "UPDATE platform_videos SET views = ?2, likes = ?3, comments = ?4, reposts = ?5,
@@ -132,6 +124,9 @@ impl ImportStore for SqliteStore {
             .execute(&mut *tx)
             .await?;
         }
+        let stored = insert_observations(&mut tx, &readings, ObservationSource::Import).await?;
+        outcome.snapshots_imported += stored;
+        outcome.snapshots_skipped += readings.len() - stored;
         rollup::settle(&mut tx, &scope, before).await?;
         tx.commit().await?;
         Ok(outcome)

@@ -3,15 +3,17 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
-use sqlx::{Sqlite, Transaction};
+use sqlx::{AssertSqlSafe, QueryBuilder, Sqlite, Transaction};
 use uuid::Uuid;
-use vidpulse_domain::{Counters, ObservationSource};
+use vidpulse_domain::ObservationSource;
 
 use super::SqliteStore;
 use super::rollup;
 use crate::StoreError;
+use crate::analytics::SQLITE;
+use crate::closes::{self, Reading, ReadingRow};
 use crate::refresh::{DueVideo, RefreshOutcome, RefreshStore, RefreshWrite, shares_from};
-use crate::rollup::Scope;
+use crate::rollup::{Scope, relink_sql};
 use crate::rows::DueRow;
 
 #[async_trait]
@@ -142,7 +144,12 @@ async fn save_one(
                 .rows_affected()
                     == 1;
                 if held {
-                    insert_observation(tx, w.video_id, w.read_at, counters, *source).await?;
+                    let reading = Reading {
+                        video_id: w.video_id,
+                        at: w.read_at,
+                        counters: *counters,
+                    };
+                    insert_observations(tx, &[reading], *source).await?;
                 }
                 held
             }
@@ -178,64 +185,68 @@ async fn save_one(
     Ok(held)
 }
 
-/// Appends an observation and moves the video's daily close. An observation
-/// at an instant already recorded is ignored (imports are idempotent).
-pub(crate) async fn insert_observation(
+/// Appends observations (an instant already recorded for a video is
+/// skipped: imports are idempotent), moves the daily closes of those that
+/// are new and relinks the closes after them. Returns how many were new.
+pub(crate) async fn insert_observations(
     tx: &mut Transaction<'static, Sqlite>,
-    video_id: i64,
-    at: DateTime<Utc>,
-    c: &Counters,
+    readings: &[Reading],
     source: ObservationSource,
-) -> Result<bool, StoreError> {
-    let inserted = sqlx::query(
-        "INSERT INTO observations
-           (platform_video_id, captured_at, views, likes, comments, reposts, saves, source)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-         ON CONFLICT DO NOTHING",
-    )
-    .bind(video_id)
-    .bind(at)
-    .bind(c.views)
-    .bind(c.likes)
-    .bind(c.comments)
-    .bind(c.reposts)
-    .bind(c.saves)
-    .bind(source.as_str())
-    .execute(&mut **tx)
-    .await?
-    .rows_affected()
-        == 1;
-    if inserted {
-        sqlx::query(
-            "INSERT INTO daily_closes (platform_video_id, day,
-               first_at, first_views, first_likes, first_comments, first_reposts, first_saves,
-               last_at, last_views, last_likes, last_comments, last_reposts, last_saves)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?3, ?4, ?5, ?6, ?7, ?8)
-             ON CONFLICT (platform_video_id, day) DO UPDATE SET
-               first_views    = CASE WHEN excluded.first_at < first_at THEN excluded.first_views ELSE first_views END,
-               first_likes    = CASE WHEN excluded.first_at < first_at THEN excluded.first_likes ELSE first_likes END,
-               first_comments = CASE WHEN excluded.first_at < first_at THEN excluded.first_comments ELSE first_comments END,
-               first_reposts  = CASE WHEN excluded.first_at < first_at THEN excluded.first_reposts ELSE first_reposts END,
-               first_saves    = CASE WHEN excluded.first_at < first_at THEN excluded.first_saves ELSE first_saves END,
-               first_at       = min(first_at, excluded.first_at),
-               last_views     = CASE WHEN excluded.last_at > last_at THEN excluded.last_views ELSE last_views END,
-               last_likes     = CASE WHEN excluded.last_at > last_at THEN excluded.last_likes ELSE last_likes END,
-               last_comments  = CASE WHEN excluded.last_at > last_at THEN excluded.last_comments ELSE last_comments END,
-               last_reposts   = CASE WHEN excluded.last_at > last_at THEN excluded.last_reposts ELSE last_reposts END,
-               last_saves     = CASE WHEN excluded.last_at > last_at THEN excluded.last_saves ELSE last_saves END,
-               last_at        = max(last_at, excluded.last_at)",
-        )
-        .bind(video_id)
-        .bind(at.date_naive())
-        .bind(at)
-        .bind(c.views)
-        .bind(c.likes)
-        .bind(c.comments)
-        .bind(c.reposts)
-        .bind(c.saves)
-        .execute(&mut **tx)
-        .await?;
-        rollup::relink(tx, video_id, at.date_naive()).await?;
+) -> Result<usize, StoreError> {
+    let mut inserted: Vec<Reading> = Vec::with_capacity(readings.len());
+    for chunk in readings.chunks(closes::CHUNK) {
+        let mut q = QueryBuilder::new(
+            "INSERT INTO observations
+               (platform_video_id, captured_at, views, likes, comments, reposts, saves, source) ",
+        );
+        q.push_values(chunk, |mut b, r| {
+            let c = r.counters;
+            b.push_bind(r.video_id)
+                .push_bind(r.at)
+                .push_bind(c.views)
+                .push_bind(c.likes)
+                .push_bind(c.comments)
+                .push_bind(c.reposts)
+                .push_bind(c.saves)
+                .push_bind(source.as_str());
+        });
+        q.push(
+            " ON CONFLICT DO NOTHING
+              RETURNING platform_video_id, captured_at, views, likes, comments, reposts, saves",
+        );
+        let rows: Vec<ReadingRow> = q.build_query_as().fetch_all(&mut **tx).await?;
+        inserted.extend(rows.into_iter().map(Reading::from));
     }
-    Ok(inserted)
+    let days = closes::by_day(&inserted);
+    for chunk in days.chunks(closes::CHUNK) {
+        let mut q = QueryBuilder::new(closes::CLOSE_INSERT);
+        q.push_values(chunk, |mut b, d| {
+            let (f, l) = (d.first.counters, d.last.counters);
+            b.push_bind(d.video_id)
+                .push_bind(d.day)
+                .push_bind(d.first.at)
+                .push_bind(f.views)
+                .push_bind(f.likes)
+                .push_bind(f.comments)
+                .push_bind(f.reposts)
+                .push_bind(f.saves)
+                .push_bind(d.last.at)
+                .push_bind(l.views)
+                .push_bind(l.likes)
+                .push_bind(l.comments)
+                .push_bind(l.reposts)
+                .push_bind(l.saves);
+        });
+        q.push(closes::close_conflict(&SQLITE));
+        q.build().execute(&mut **tx).await?;
+    }
+    let first = closes::first_days(&days);
+    if !first.is_empty() {
+        let scope = Scope::videos(first.into_iter().map(|(id, day)| (id, Some(day))));
+        sqlx::query(AssertSqlSafe(relink_sql(rollup::SCOPE)))
+            .bind(scope.json())
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(inserted.len())
 }

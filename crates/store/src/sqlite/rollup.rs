@@ -1,17 +1,17 @@
 //! The analytics rollup on SQLite: [`crate::rollup`] with `json_each` for
 //! the scope. One writer at a time, so nothing needs locking.
 
-use chrono::NaiveDate;
 use sqlx::{AssertSqlSafe, Row, Sqlite, Transaction};
 
 use crate::StoreError;
 use crate::analytics::SQLITE;
 use crate::rollup::{
     Cell, Changes, Scope, Shares, Sums, TABLES, UPSERT_CHUNK, changes, delete_empty_sql,
-    rebuild_sql, relink_all_sql, relink_sql, shares_sql, upsert,
+    rebuild_sql, relink_all_sql, shares_sql, upsert,
 };
 
-const SCOPE: &str =
+/// The rows `(pv, from_day)` of a [`Scope`], as the table `s`.
+pub(crate) const SCOPE: &str =
     "(SELECT json_extract(value, '$[0]') AS pv, json_extract(value, '$[1]') AS from_day
                        FROM json_each(?1)) s";
 
@@ -79,22 +79,6 @@ async fn apply(tx: &mut Transaction<'static, Sqlite>, changes: &Changes) -> Resu
                 .execute(&mut **tx)
                 .await?;
         }
-    }
-    Ok(())
-}
-
-/// Links the close of `video` on `day` to its neighbours after a write.
-pub(crate) async fn relink(
-    tx: &mut Transaction<'static, Sqlite>,
-    video: i64,
-    day: NaiveDate,
-) -> Result<(), StoreError> {
-    for sql in relink_sql(&SQLITE) {
-        sqlx::query(AssertSqlSafe(sql))
-            .bind(video)
-            .bind(day)
-            .execute(&mut **tx)
-            .await?;
     }
     Ok(())
 }

@@ -1,0 +1,162 @@
+//! Observations and the daily closes they move, written in batches: one
+//! statement per thousand readings rather than several per reading (with
+//! SQLite every statement is a hop to sqlx's worker thread, which is most of
+//! an import's time).
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use vidpulse_domain::Counters;
+
+use crate::analytics::Dialect;
+
+/// Readings per multi-row statement: 14 binds each stays under SQLite's 32,766.
+pub(crate) const CHUNK: usize = 1000;
+
+/// One reading of a catalog video.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Reading {
+    pub video_id: i64,
+    pub at: DateTime<Utc>,
+    pub counters: Counters,
+}
+
+/// The `observations` columns `RETURNING` gives back for an inserted reading.
+pub(crate) type ReadingRow = (
+    i64,
+    DateTime<Utc>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+);
+
+impl From<ReadingRow> for Reading {
+    fn from((video_id, at, views, likes, comments, reposts, saves): ReadingRow) -> Self {
+        Self {
+            video_id,
+            at,
+            counters: Counters {
+                views,
+                likes,
+                comments,
+                reposts,
+                saves,
+            },
+        }
+    }
+}
+
+/// The first and last of a batch's readings of one video on one UTC day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct DayReadings {
+    pub video_id: i64,
+    pub day: NaiveDate,
+    pub first: Reading,
+    pub last: Reading,
+}
+
+/// Groups readings by video and day, so each close is written once per batch.
+pub(crate) fn by_day(readings: &[Reading]) -> Vec<DayReadings> {
+    let mut out: BTreeMap<(i64, NaiveDate), DayReadings> = BTreeMap::new();
+    for r in readings {
+        let day = r.at.date_naive();
+        out.entry((r.video_id, day))
+            .and_modify(|c| {
+                if r.at < c.first.at {
+                    c.first = *r;
+                }
+                if r.at > c.last.at {
+                    c.last = *r;
+                }
+            })
+            .or_insert(DayReadings {
+                video_id: r.video_id,
+                day,
+                first: *r,
+                last: *r,
+            });
+    }
+    out.into_values().collect()
+}
+
+/// The first day each video got a reading, for relinking its closes.
+pub(crate) fn first_days(days: &[DayReadings]) -> BTreeMap<i64, NaiveDate> {
+    let mut out = BTreeMap::new();
+    for d in days {
+        out.entry(d.video_id)
+            .and_modify(|x: &mut NaiveDate| *x = (*x).min(d.day))
+            .or_insert(d.day);
+    }
+    out
+}
+
+/// `INSERT INTO daily_closes (..)`: the head of the close upsert.
+pub(crate) const CLOSE_INSERT: &str = "INSERT INTO daily_closes (platform_video_id, day,
+   first_at, first_views, first_likes, first_comments, first_reposts, first_saves,
+   last_at, last_views, last_likes, last_comments, last_reposts, last_saves) ";
+
+/// The tail of the close upsert: an earlier first reading or a later last one wins.
+pub(crate) fn close_conflict(d: &Dialect) -> String {
+    let mut set = Vec::new();
+    for m in vidpulse_domain::metrics::METRIC_NAMES {
+        set.push(format!(
+            "first_{m} = CASE WHEN excluded.first_at < daily_closes.first_at
+                 THEN excluded.first_{m} ELSE daily_closes.first_{m} END"
+        ));
+        set.push(format!(
+            "last_{m} = CASE WHEN excluded.last_at > daily_closes.last_at
+                 THEN excluded.last_{m} ELSE daily_closes.last_{m} END"
+        ));
+    }
+    set.push(format!(
+        "first_at = {}(daily_closes.first_at, excluded.first_at)",
+        d.least
+    ));
+    set.push(format!(
+        "last_at = {}(daily_closes.last_at, excluded.last_at)",
+        d.greatest
+    ));
+    format!(
+        " ON CONFLICT (platform_video_id, day) DO UPDATE SET {}",
+        set.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+
+    fn r(video_id: i64, day: u32, hour: u32, views: i64) -> Reading {
+        Reading {
+            video_id,
+            at: Utc.with_ymd_and_hms(2026, 11, day, hour, 0, 0).unwrap(),
+            counters: Counters {
+                views: Some(views),
+                ..Counters::default()
+            },
+        }
+    }
+
+    #[test]
+    fn readings_group_into_one_close_per_video_and_day() {
+        let days = by_day(&[
+            r(1, 2, 18, 30),
+            r(1, 2, 6, 10),
+            r(2, 2, 9, 5),
+            r(1, 3, 1, 40),
+        ]);
+        assert_eq!(days.len(), 3);
+        assert_eq!(
+            (days[0].first.counters.views, days[0].last.counters.views),
+            (Some(10), Some(30))
+        );
+        assert_eq!(days[1].day, NaiveDate::from_ymd_opt(2026, 11, 3).unwrap());
+        assert_eq!(days[2].video_id, 2);
+        let first = first_days(&days);
+        assert_eq!(first[&1], NaiveDate::from_ymd_opt(2026, 11, 2).unwrap());
+    }
+}
