@@ -125,3 +125,42 @@ pub async fn rollup_dump(url: &str) -> Result<Vec<String>, StoreError> {
     out.sort();
     Ok(out)
 }
+
+/// Puts the database back in the state the rollup migration leaves an
+/// existing one in: closes unlinked, rollup empty, its rebuild queued for the
+/// next `migrate`.
+pub async fn forget_rollup(url: &str) -> Result<(), StoreError> {
+    use sqlx::Connection;
+    let prev: Vec<String> = crate::rollup::METRICS
+        .iter()
+        .map(|m| format!("prev_{m} = NULL"))
+        .collect();
+    let statements = [
+        format!(
+            "UPDATE daily_closes SET prev_day = NULL, {}",
+            prev.join(", ")
+        ),
+        "DELETE FROM analytics_creator_days".to_owned(),
+        "DELETE FROM analytics_campaign_days".to_owned(),
+        "INSERT INTO store_tasks (name) VALUES ('rebuild_analytics')".to_owned(),
+    ];
+    match Backend::of_url(url)? {
+        Backend::Sqlite => {
+            let mut conn = sqlx::SqliteConnection::connect(url).await?;
+            for sql in statements {
+                sqlx::query(sqlx::AssertSqlSafe(sql))
+                    .execute(&mut conn)
+                    .await?;
+            }
+        }
+        Backend::Postgres => {
+            let mut conn = sqlx::PgConnection::connect(url).await?;
+            for sql in statements {
+                sqlx::query(sqlx::AssertSqlSafe(sql))
+                    .execute(&mut conn)
+                    .await?;
+            }
+        }
+    }
+    Ok(())
+}

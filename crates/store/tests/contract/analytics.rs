@@ -396,6 +396,22 @@ async fn the_rollup_follows_every_write_and_answers_like_the_per_video_path(
         maintained,
         "the maintained rollup equals a rebuild"
     );
+    // A database from before the rollup gets it filled by `migrate`, once.
+    vidpulse_store::testing::forget_rollup(&db.url)
+        .await
+        .unwrap();
+    assert!(
+        vidpulse_store::testing::rollup_dump(&db.url)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(store.migrate().await.unwrap(), 0);
+    assert_eq!(
+        vidpulse_store::testing::rollup_dump(&db.url).await.unwrap(),
+        maintained,
+        "migrate ran the queued rebuild"
+    );
     for who in [a, b] {
         for group_by in GroupBy::ALL {
             for (from, to) in [(1, 20), (5, 14), (13, 16), (14, 14), (15, 17), (16, 30)] {
