@@ -6,8 +6,10 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use vidpulse_domain::Counters;
+use sqlx::{Database, Encode, Executor, FromRow, IntoArguments, QueryBuilder, Type};
+use vidpulse_domain::{Counters, ObservationSource};
 
+use crate::StoreError;
 use crate::analytics::Dialect;
 
 /// Readings per multi-row statement: 14 binds each stays under SQLite's 32,766.
@@ -122,6 +124,77 @@ pub(crate) fn close_conflict(d: &Dialect) -> String {
         " ON CONFLICT (platform_video_id, day) DO UPDATE SET {}",
         set.join(", ")
     )
+}
+
+/// Appends observations (an instant already recorded for a video is
+/// skipped: imports are idempotent) and moves the daily closes of those that
+/// are new. Returns how many were new and, per video, the first day whose
+/// closes moved: the caller relinks from there ([`crate::rollup::relink_sql`]).
+pub(crate) async fn insert_observations<DB>(
+    conn: &mut DB::Connection,
+    d: &Dialect,
+    readings: &[Reading],
+    source: ObservationSource,
+) -> Result<(usize, BTreeMap<i64, NaiveDate>), StoreError>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
+    for<'q> NaiveDate: Encode<'q, DB> + Type<DB>,
+    for<'q> DateTime<Utc>: Encode<'q, DB> + Type<DB>,
+    for<'q> &'static str: Encode<'q, DB> + Type<DB>,
+    for<'q> <DB as Database>::Arguments: Default + IntoArguments<DB>,
+    for<'r> ReadingRow: FromRow<'r, DB::Row>,
+{
+    let mut inserted: Vec<Reading> = Vec::with_capacity(readings.len());
+    for chunk in readings.chunks(CHUNK) {
+        let mut q = QueryBuilder::<DB>::new(
+            "INSERT INTO observations
+               (platform_video_id, captured_at, views, likes, comments, reposts, saves, source) ",
+        );
+        q.push_values(chunk, |mut b, r| {
+            let c = r.counters;
+            b.push_bind(r.video_id)
+                .push_bind(r.at)
+                .push_bind(c.views)
+                .push_bind(c.likes)
+                .push_bind(c.comments)
+                .push_bind(c.reposts)
+                .push_bind(c.saves)
+                .push_bind(source.as_str());
+        });
+        q.push(
+            " ON CONFLICT DO NOTHING
+              RETURNING platform_video_id, captured_at, views, likes, comments, reposts, saves",
+        );
+        let rows: Vec<ReadingRow> = q.build_query_as().fetch_all(&mut *conn).await?;
+        inserted.extend(rows.into_iter().map(Reading::from));
+    }
+    let days = by_day(&inserted);
+    for chunk in days.chunks(CHUNK) {
+        let mut q = QueryBuilder::<DB>::new(CLOSE_INSERT);
+        q.push_values(chunk, |mut b, d| {
+            let (f, l) = (d.first.counters, d.last.counters);
+            b.push_bind(d.video_id)
+                .push_bind(d.day)
+                .push_bind(d.first.at)
+                .push_bind(f.views)
+                .push_bind(f.likes)
+                .push_bind(f.comments)
+                .push_bind(f.reposts)
+                .push_bind(f.saves)
+                .push_bind(d.last.at)
+                .push_bind(l.views)
+                .push_bind(l.likes)
+                .push_bind(l.comments)
+                .push_bind(l.reposts)
+                .push_bind(l.saves);
+        });
+        q.push(close_conflict(d));
+        q.build().execute(&mut *conn).await?;
+    }
+    Ok((inserted.len(), first_days(&days)))
 }
 
 #[cfg(test)]

@@ -7,10 +7,12 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
+use sqlx::{Database, Encode, Executor, FromRow, IntoArguments, Type};
 use uuid::Uuid;
 use vidpulse_domain::{Counters, ObservationSource, Platform};
 
 use crate::StoreError;
+use crate::rollup::Scope;
 
 /// A catalog video due for a read, claimed by one worker.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,10 +89,44 @@ pub struct RefreshWrite {
     pub next_refresh_at: Option<DateTime<Utc>>,
 }
 
+/// The closes whose analytics shares the counters read in `writes` can move
+/// (only reads whose lease still holds): each video's close of the read day
+/// and after, or every close when the read changes the video's author.
+/// `held_sql` reads `author_username` of video `1` under lease token `2`.
+pub(crate) async fn observed_scope<DB>(
+    conn: &mut DB::Connection,
+    held_sql: &'static str,
+    writes: &[RefreshWrite],
+) -> Result<Scope, StoreError>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'q> Uuid: Encode<'q, DB> + Type<DB>,
+    for<'q> <DB as Database>::Arguments: IntoArguments<DB>,
+    for<'r> (Option<String>,): FromRow<'r, DB::Row>,
+{
+    let mut scope = Scope::default();
+    for w in writes {
+        let RefreshOutcome::Observed { meta, .. } = &w.outcome else {
+            continue;
+        };
+        let held: Option<(Option<String>,)> = sqlx::query_as::<DB, _>(held_sql)
+            .bind(w.video_id)
+            .bind(w.lease_token)
+            .fetch_optional(&mut *conn)
+            .await?;
+        if let Some((author,)) = held {
+            scope.add(w.video_id, shares_from(w, meta, author.as_deref()));
+        }
+    }
+    Ok(scope)
+}
+
 /// The first day whose analytics shares a read can move: the read's day, or
 /// `None` (every day) when it changes the video's author, which moves all
 /// of the video's closes to another creator.
-pub(crate) fn shares_from(
+fn shares_from(
     w: &RefreshWrite,
     meta: &CatalogMeta,
     stored_author: Option<&str>,

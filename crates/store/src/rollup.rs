@@ -16,9 +16,13 @@
 use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
-use sqlx::{Database, Encode, QueryBuilder, Type};
+use sqlx::{
+    AssertSqlSafe, ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, QueryBuilder,
+    Row, Type,
+};
 use uuid::Uuid;
 
+use crate::StoreError;
 use crate::analytics::Dialect;
 
 /// The metrics, in column order.
@@ -138,6 +142,37 @@ impl Sums {
 
 /// Shares per cell, as read by [`shares_sql`].
 pub(crate) type Shares = BTreeMap<Cell, Sums>;
+
+/// Reads the rows of [`shares_sql`] into [`Shares`].
+pub(crate) fn shares_of<R>(rows: Vec<R>) -> Result<Shares, StoreError>
+where
+    R: Row,
+    usize: ColumnIndex<R>,
+    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> Uuid: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> NaiveDate: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
+{
+    let mut out = Shares::new();
+    for r in rows {
+        let mut sums = Sums {
+            closes: r.try_get(5)?,
+            ..Sums::default()
+        };
+        for (i, v) in sums.values.iter_mut().enumerate() {
+            *v = r.try_get(6 + i)?;
+        }
+        let cell = Cell {
+            org: r.try_get(0)?,
+            day: r.try_get(1)?,
+            platform: r.try_get(2)?,
+            author: r.try_get(3)?,
+            campaign: r.try_get(4)?,
+        };
+        out.insert(cell, sums);
+    }
+    Ok(out)
+}
 
 /// The key of a row of one rollup table: organization, day, platform and
 /// the author (creator table) or campaign (campaign table).
@@ -330,4 +365,76 @@ pub(crate) fn relink_sql(source: &str) -> String {
          WHERE daily_closes.platform_video_id = s.pv AND daily_closes.day >= s.from_day",
         relink_all_sql()
     )
+}
+
+/// Moves both rollup tables by `changes`: one sorted upsert per table and
+/// chunk, then the rows left without a close are deleted.
+pub(crate) async fn apply<DB>(
+    conn: &mut DB::Connection,
+    d: &Dialect,
+    changes: &Changes,
+) -> Result<(), StoreError>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> Uuid: Encode<'q, DB> + Type<DB>,
+    for<'q> NaiveDate: Encode<'q, DB> + Type<DB>,
+    for<'q> String: Encode<'q, DB> + Type<DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'q> <DB as Database>::Arguments: Default + IntoArguments<DB>,
+{
+    for (table, key) in TABLES {
+        let rows: Vec<_> = changes.of(table).iter().collect();
+        for chunk in rows.chunks(UPSERT_CHUNK) {
+            upsert::<DB>(table, key, chunk.iter().copied())
+                .build()
+                .execute(&mut *conn)
+                .await?;
+        }
+        let delete = delete_empty_sql(d, table, key);
+        for ((org, day, platform, k), _) in rows.iter().filter(|(_, s)| s.closes < 0) {
+            sqlx::query::<DB>(AssertSqlSafe(delete.as_str()))
+                .bind(*org)
+                .bind(*day)
+                .bind(platform.clone())
+                .bind(k.clone())
+                .execute(&mut *conn)
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+/// Recomputes the links of every close and both rollup tables; `null_org`
+/// and `null_day` spell typed NULLs in the backend's dialect.
+pub(crate) async fn rebuild<DB>(
+    conn: &mut DB::Connection,
+    d: &Dialect,
+    null_org: &str,
+    null_day: &str,
+) -> Result<(), StoreError>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> <DB as Database>::Arguments: Default + IntoArguments<DB>,
+{
+    sqlx::query::<DB>(AssertSqlSafe(relink_all_sql()))
+        .execute(&mut *conn)
+        .await?;
+    let all = shares_sql(
+        d,
+        &format!(
+            "(SELECT DISTINCT platform_video_id AS pv, {null_day} AS from_day FROM tracked_videos) s"
+        ),
+        null_org,
+    );
+    for (table, key) in TABLES {
+        sqlx::query::<DB>(AssertSqlSafe(format!("DELETE FROM {table}")))
+            .execute(&mut *conn)
+            .await?;
+        sqlx::query::<DB>(AssertSqlSafe(rebuild_sql(table, key, &all)))
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
 }

@@ -11,15 +11,15 @@ use crate::analytics::{
     AggRow, AnalyticsRow, AnalyticsStore, Binds, POSTGRES, bind_analytics, bind_rollup, query_sql,
 };
 
-#[async_trait]
-impl AnalyticsStore for PgStore {
-    async fn analytics_totals(
+impl PgStore {
+    async fn analytics(
         &self,
         org: OrgId,
         query: &AnalyticsQuery,
+        increments: bool,
     ) -> Result<Vec<AnalyticsRow>, StoreError> {
         let binds = Binds::of(org, query);
-        let (sql, rollup) = query_sql(&POSTGRES, query, false);
+        let (sql, rollup) = query_sql(&POSTGRES, query, increments);
         let q = sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql));
         let q = if rollup {
             bind_rollup!(q, binds)
@@ -29,21 +29,23 @@ impl AnalyticsStore for PgStore {
         let rows = q.fetch_all(&self.pool).await?;
         rows.into_iter().map(AnalyticsRow::try_from).collect()
     }
+}
+
+#[async_trait]
+impl AnalyticsStore for PgStore {
+    async fn analytics_totals(
+        &self,
+        org: OrgId,
+        query: &AnalyticsQuery,
+    ) -> Result<Vec<AnalyticsRow>, StoreError> {
+        self.analytics(org, query, false).await
+    }
 
     async fn analytics_increments(
         &self,
         org: OrgId,
         query: &AnalyticsQuery,
     ) -> Result<Vec<AnalyticsRow>, StoreError> {
-        let binds = Binds::of(org, query);
-        let (sql, rollup) = query_sql(&POSTGRES, query, true);
-        let q = sqlx::query_as::<_, AggRow>(AssertSqlSafe(sql));
-        let q = if rollup {
-            bind_rollup!(q, binds)
-        } else {
-            bind_analytics!(q, binds)
-        };
-        let rows = q.fetch_all(&self.pool).await?;
-        rows.into_iter().map(AnalyticsRow::try_from).collect()
+        self.analytics(org, query, true).await
     }
 }

@@ -3,7 +3,7 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
-use sqlx::{AssertSqlSafe, QueryBuilder, Sqlite, Transaction};
+use sqlx::{AssertSqlSafe, Sqlite, Transaction};
 use uuid::Uuid;
 use vidpulse_domain::ObservationSource;
 
@@ -11,10 +11,13 @@ use super::SqliteStore;
 use super::rollup;
 use crate::StoreError;
 use crate::analytics::SQLITE;
-use crate::closes::{self, Reading, ReadingRow};
-use crate::refresh::{DueVideo, RefreshOutcome, RefreshStore, RefreshWrite, shares_from};
+use crate::closes::{self, Reading};
+use crate::refresh::{DueVideo, RefreshOutcome, RefreshStore, RefreshWrite, observed_scope};
 use crate::rollup::{Scope, relink_sql};
 use crate::rows::DueRow;
+
+/// The author of a video whose lease is still held (see [`observed_scope`]).
+const HELD: &str = "SELECT author_username FROM platform_videos WHERE id = ?1 AND lease_token = ?2";
 
 #[async_trait]
 impl RefreshStore for SqliteStore {
@@ -46,7 +49,8 @@ impl RefreshStore for SqliteStore {
 
     async fn save_refreshes(&self, writes: &[RefreshWrite]) -> Result<usize, StoreError> {
         let mut tx = self.write_tx().await?;
-        let scope = observed_scope(&mut tx, writes).await?;
+        // The reads whose lease holds (locked on PostgreSQL) and the shares they move.
+        let scope = observed_scope::<Sqlite>(&mut tx, HELD, writes).await?;
         let before = rollup::shares(&mut tx, &scope).await?;
         let mut saved = 0;
         for w in writes {
@@ -67,32 +71,6 @@ impl RefreshStore for SqliteStore {
         .fetch_optional(&self.pool)
         .await?)
     }
-}
-
-/// The closes whose analytics shares the counters read in `writes` can move
-/// (only reads whose lease still holds): each video's close of the read day
-/// and after, or every close when the read changes the video's author.
-async fn observed_scope(
-    tx: &mut Transaction<'static, Sqlite>,
-    writes: &[RefreshWrite],
-) -> Result<Scope, StoreError> {
-    let mut scope = Scope::default();
-    for w in writes {
-        let RefreshOutcome::Observed { meta, .. } = &w.outcome else {
-            continue;
-        };
-        let held: Option<(Option<String>,)> = sqlx::query_as(
-            "SELECT author_username FROM platform_videos WHERE id = ?1 AND lease_token = ?2",
-        )
-        .bind(w.video_id)
-        .bind(w.lease_token)
-        .fetch_optional(&mut **tx)
-        .await?;
-        if let Some((author,)) = held {
-            scope.add(w.video_id, shares_from(w, meta, author.as_deref()));
-        }
-    }
-    Ok(scope)
 }
 
 /// Saves one read if its lease still holds; returns whether it did.
@@ -185,62 +163,16 @@ async fn save_one(
     Ok(held)
 }
 
-/// Appends observations (an instant already recorded for a video is
-/// skipped: imports are idempotent), moves the daily closes of those that
-/// are new and relinks the closes after them. Returns how many were new.
+/// Appends observations and moves their daily closes
+/// ([`closes::insert_observations`]), then relinks the closes after them.
+/// Returns how many observations were new.
 pub(crate) async fn insert_observations(
     tx: &mut Transaction<'static, Sqlite>,
     readings: &[Reading],
     source: ObservationSource,
 ) -> Result<usize, StoreError> {
-    let mut inserted: Vec<Reading> = Vec::with_capacity(readings.len());
-    for chunk in readings.chunks(closes::CHUNK) {
-        let mut q = QueryBuilder::new(
-            "INSERT INTO observations
-               (platform_video_id, captured_at, views, likes, comments, reposts, saves, source) ",
-        );
-        q.push_values(chunk, |mut b, r| {
-            let c = r.counters;
-            b.push_bind(r.video_id)
-                .push_bind(r.at)
-                .push_bind(c.views)
-                .push_bind(c.likes)
-                .push_bind(c.comments)
-                .push_bind(c.reposts)
-                .push_bind(c.saves)
-                .push_bind(source.as_str());
-        });
-        q.push(
-            " ON CONFLICT DO NOTHING
-              RETURNING platform_video_id, captured_at, views, likes, comments, reposts, saves",
-        );
-        let rows: Vec<ReadingRow> = q.build_query_as().fetch_all(&mut **tx).await?;
-        inserted.extend(rows.into_iter().map(Reading::from));
-    }
-    let days = closes::by_day(&inserted);
-    for chunk in days.chunks(closes::CHUNK) {
-        let mut q = QueryBuilder::new(closes::CLOSE_INSERT);
-        q.push_values(chunk, |mut b, d| {
-            let (f, l) = (d.first.counters, d.last.counters);
-            b.push_bind(d.video_id)
-                .push_bind(d.day)
-                .push_bind(d.first.at)
-                .push_bind(f.views)
-                .push_bind(f.likes)
-                .push_bind(f.comments)
-                .push_bind(f.reposts)
-                .push_bind(f.saves)
-                .push_bind(d.last.at)
-                .push_bind(l.views)
-                .push_bind(l.likes)
-                .push_bind(l.comments)
-                .push_bind(l.reposts)
-                .push_bind(l.saves);
-        });
-        q.push(closes::close_conflict(&SQLITE));
-        q.build().execute(&mut **tx).await?;
-    }
-    let first = closes::first_days(&days);
+    let (inserted, first) =
+        closes::insert_observations::<Sqlite>(tx, &SQLITE, readings, source).await?;
     if !first.is_empty() {
         let scope = Scope::videos(first.into_iter().map(|(id, day)| (id, Some(day))));
         sqlx::query(AssertSqlSafe(relink_sql(rollup::SCOPE)))
@@ -248,5 +180,5 @@ pub(crate) async fn insert_observations(
             .execute(&mut **tx)
             .await?;
     }
-    Ok(inserted.len())
+    Ok(inserted)
 }
