@@ -21,6 +21,10 @@ pub enum ErrorCode {
     MissingAuth,
     /// An unknown, revoked or malformed API key.
     InvalidApiKey,
+    /// A dashboard token that is malformed, expired, wrongly signed or not HS256.
+    InvalidToken,
+    /// A token's e-mail address belongs to another identity.
+    IdentityConflict,
     /// Bad credentials on trend search.
     AuthenticationFailed,
     /// A paid operation on the free plan.
@@ -67,6 +71,8 @@ impl ErrorCode {
             ErrorCode::InvalidParameter => "INVALID_PARAMETER",
             ErrorCode::MissingAuth => "MISSING_AUTH",
             ErrorCode::InvalidApiKey => "INVALID_API_KEY",
+            ErrorCode::InvalidToken => "INVALID_TOKEN",
+            ErrorCode::IdentityConflict => "IDENTITY_CONFLICT",
             ErrorCode::AuthenticationFailed => "AUTHENTICATION_FAILED",
             ErrorCode::PaidPlanRequired => "PAID_PLAN_REQUIRED",
             ErrorCode::SubscriptionLimit => "SUBSCRIPTION_LIMIT",

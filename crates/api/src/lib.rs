@@ -1,5 +1,5 @@
-//! The HTTP interfaces of vidpulse: the public API under `/v1` (API keys) and,
-//! later, the dashboard API (JWT), with health endpoints and the OpenAPI
+//! The HTTP interfaces of vidpulse: the public API under `/v1` (API keys) and
+//! the dashboard API (JWT, root paths), with health endpoints and the OpenAPI
 //! document generated from the handlers.
 //!
 //! Handlers parse and validate, call the domain and the store, and shape the
@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod auth;
+pub mod dashboard;
 pub mod envelope;
 pub mod error;
 pub mod extract;

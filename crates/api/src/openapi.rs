@@ -9,7 +9,7 @@ use utoipa::{Modify, OpenApi};
 #[openapi(
     info(
         title = "vidpulse",
-        description = "Tracks how influencer videos and creators perform on TikTok, Instagram and YouTube.\n\nThe public API (`/v1`) authenticates with `Authorization: Bearer <API key>`.",
+        description = "Tracks how influencer videos and creators perform on TikTok, Instagram and YouTube.\n\nThe public API (`/v1`) authenticates with `Authorization: Bearer <API key>`; the dashboard API (root paths) with `Authorization: Bearer <JWT>`.",
     ),
     modifiers(&SecuritySchemes),
     tags(
@@ -18,6 +18,7 @@ use utoipa::{Modify, OpenApi};
         (name = "trends", description = "Trend search"),
         (name = "creators", description = "Creator tracking jobs and lookup"),
         (name = "analytics", description = "Campaign totals and daily increments"),
+        (name = "dashboard", description = "Dashboard API: organizations and team (JWT)"),
     )
 )]
 pub struct ApiDoc;
@@ -34,6 +35,18 @@ impl Modify for SecuritySchemes {
                     .scheme(HttpAuthScheme::Bearer)
                     .description(Some(
                         "An API key created with `vidpulse admin create-api-key`",
+                    ))
+                    .build(),
+            ),
+        );
+        components.add_security_scheme(
+            "bearer_jwt",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .description(Some(
+                        "An HS256 token from the identity provider, or from `vidpulse admin issue-token`",
                     ))
                     .build(),
             ),

@@ -15,7 +15,7 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::error::{ApiError, ErrorCode};
 use crate::openapi::ApiDoc;
 use crate::state::AppState;
-use crate::{health, middleware, v1};
+use crate::{dashboard, health, middleware, v1};
 
 /// Largest request body accepted (SEMANTICS.md, Errors).
 pub const BODY_LIMIT: usize = 1024 * 1024;
@@ -24,6 +24,7 @@ pub const BODY_LIMIT: usize = 1024 * 1024;
 pub fn router(state: AppState) -> Router {
     let (api, doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(v1::router())
+        .merge(dashboard::router())
         .split_for_parts();
     let doc = Arc::new(doc);
     Router::new()

@@ -10,6 +10,7 @@ use vidpulse_platforms::{ShortLinkResolver, Source};
 use vidpulse_store::Store;
 
 use crate::auth::KeyCache;
+use crate::dashboard::identity::{Identity, IdentityConfig};
 use crate::rate_limit::{RateLimitConfig, RateLimits};
 use crate::usage::UsageRecorder;
 
@@ -29,6 +30,8 @@ pub struct ApiConfig {
     pub rate_limits: RateLimitConfig,
     /// Videos per page of a trend search.
     pub trend_page_size: usize,
+    /// Dashboard identity (JWT) settings.
+    pub identity: IdentityConfig,
 }
 
 impl Default for ApiConfig {
@@ -40,6 +43,7 @@ impl Default for ApiConfig {
             key_cache_ttl: StdDuration::from_secs(30),
             rate_limits: RateLimitConfig::default(),
             trend_page_size: 20,
+            identity: IdentityConfig::default(),
         }
     }
 }
@@ -67,6 +71,8 @@ pub struct AppState {
     pub refresh_wake: Arc<Notify>,
     /// Wakes the creator job runner when a job is queued.
     pub jobs_wake: Arc<Notify>,
+    /// Verifies dashboard tokens.
+    pub identity: Arc<Identity>,
 }
 
 impl AppState {
@@ -82,6 +88,7 @@ impl AppState {
         Self {
             usage: UsageRecorder::new(store.clone()),
             keys: KeyCache::new(config.key_cache_ttl),
+            identity: Arc::new(Identity::new(config.identity.clone())),
             limits: Arc::new(RateLimits::new(&config.rate_limits)),
             config: Arc::new(config),
             store,

@@ -24,6 +24,43 @@ pub fn is_plausible_email(email: &str) -> bool {
         && !email.chars().any(char::is_whitespace)
 }
 
+/// A member's role in an organization, weakest first: each can do what the
+/// ones before it can.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    /// Reads.
+    Viewer,
+    /// Reads and manages creators and videos.
+    Editor,
+    /// Also manages the team, the settings and the API keys.
+    Admin,
+    /// Everything an admin can, and cannot be removed by an admin.
+    Owner,
+}
+
+impl Role {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Viewer => "viewer",
+            Role::Editor => "editor",
+            Role::Admin => "admin",
+            Role::Owner => "owner",
+        }
+    }
+
+    /// Parses a wire name.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "viewer" => Role::Viewer,
+            "editor" => Role::Editor,
+            "admin" => Role::Admin,
+            "owner" => Role::Owner,
+            _ => return None,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -39,6 +76,16 @@ mod tests {
             dev_subject("bob@example.com")
         );
         assert!(dev_subject("a@b.co").starts_with("local|"));
+    }
+
+    #[test]
+    fn roles_order_by_power_and_round_trip() {
+        assert!(Role::Viewer < Role::Editor && Role::Editor < Role::Admin);
+        assert!(Role::Admin < Role::Owner);
+        for r in [Role::Viewer, Role::Editor, Role::Admin, Role::Owner] {
+            assert_eq!(Role::parse(r.as_str()), Some(r));
+        }
+        assert_eq!(Role::parse("Admin"), None);
     }
 
     #[test]

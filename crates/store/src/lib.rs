@@ -25,6 +25,7 @@ mod sqlite;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod usage;
+pub mod users;
 pub mod videos;
 
 pub use analytics::{AnalyticsRow, AnalyticsStore};
@@ -39,6 +40,7 @@ pub use import::{ImportOutcome, ImportRow, ImportStore};
 pub use orgs::{ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization};
 pub use refresh::{CatalogMeta, DueVideo, RefreshOutcome, RefreshStore, RefreshWrite};
 pub use usage::{UsageDay, UsageDelta, UsageStore};
+pub use users::{Membership, User, UserStore};
 pub use videos::{
     ListQuery, Page, PatchOutcome, QuotaPolicy, SortKey, SortOrder, StatusFilter, TagsResult,
     TrackBatch, TrackOutcome, TrackedVideo, VideoLookup, VideoRecord, VideoState, VideoStore,
@@ -98,6 +100,7 @@ pub trait Store:
     + CreatorStore
     + AnalyticsStore
     + ImportStore
+    + UserStore
     + Send
     + Sync
     + std::fmt::Debug

@@ -80,9 +80,37 @@ pub struct ServeArgs {
         default_value = "https://vidpulse.example/upgrade"
     )]
     pub upgrade_url: String,
+    /// Dashboard identity (JWT) settings.
+    #[command(flatten)]
+    pub identity: IdentityArgs,
     /// Runtime settings shared with `worker`.
     #[command(flatten)]
     pub runtime: RuntimeArgs,
+}
+
+/// Dashboard identity settings, shared by `serve` and `admin issue-token`.
+#[derive(Debug, Clone, Args)]
+pub struct IdentityArgs {
+    /// HS256 secret of dashboard tokens (default: one generated once and kept in the database).
+    #[arg(long, env = "VIDPULSE_JWT_SECRET", hide_env_values = true, value_parser = parse_secret)]
+    pub jwt_secret: Option<Secret>,
+    /// Required `iss` claim of dashboard tokens, when set.
+    #[arg(long, env = "VIDPULSE_JWT_ISSUER")]
+    pub jwt_issuer: Option<String>,
+    /// Required `aud` claim of dashboard tokens, when set.
+    #[arg(long, env = "VIDPULSE_JWT_AUDIENCE")]
+    pub jwt_audience: Option<String>,
+}
+
+impl IdentityArgs {
+    /// The API's identity settings.
+    pub fn config(&self) -> vidpulse_api::dashboard::identity::IdentityConfig {
+        vidpulse_api::dashboard::identity::IdentityConfig {
+            secret: self.jwt_secret.as_ref().map(|s| s.0.clone()),
+            issuer: self.jwt_issuer.clone(),
+            audience: self.jwt_audience.clone(),
+        }
+    }
 }
 
 /// Settings of the background work, shared by `serve` and `worker`.
@@ -268,6 +296,21 @@ pub enum AdminCommand {
         /// The CSV file (columns: CONTRACT.md, "Statistics import file").
         #[arg(long, value_name = "FILE.csv")]
         file: PathBuf,
+    },
+    /// Sign a dashboard token with the built-in development identity (HS256).
+    IssueToken {
+        /// The user's e-mail address.
+        #[arg(long)]
+        email: String,
+        /// The subject (default: a stable id derived from the e-mail).
+        #[arg(long)]
+        sub: Option<String>,
+        /// Lifetime in seconds (1 to 31,536,000).
+        #[arg(long, default_value_t = 86_400)]
+        ttl_secs: u64,
+        /// Identity settings (secret, issuer, audience), as `serve` has them.
+        #[command(flatten)]
+        identity: IdentityArgs,
     },
     /// Create an API key; the key is shown once and stored only as a hash.
     CreateApiKey {

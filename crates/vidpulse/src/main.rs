@@ -91,6 +91,21 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                         .await
                         .and_then(|o| print_json(&o))
                 }
+                AdminCommand::IssueToken {
+                    email,
+                    sub,
+                    ttl_secs,
+                    identity,
+                } => admin::issue_token(
+                    &store,
+                    identity.config(),
+                    &email,
+                    sub.as_deref(),
+                    ttl_secs,
+                    now,
+                )
+                .await
+                .and_then(|o| print_json(&o)),
                 AdminCommand::CreateApiKey { org, name } => {
                     admin::create_api_key(&store, org, name.as_deref(), now)
                         .await

@@ -20,6 +20,7 @@ mod orgs;
 mod refresh;
 mod rollup;
 mod usage;
+mod users;
 mod videos;
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");

@@ -44,6 +44,7 @@ pub async fn run(database_url: &str, args: &ServeArgs) -> anyhow::Result<()> {
     let (source, resolver) = platform_sources(&settings).await?;
     let api = ApiConfig {
         upgrade_url: args.upgrade_url.clone(),
+        identity: args.identity.config(),
         ..ApiConfig::default()
     };
     let refresh = RefreshConfig {

@@ -371,3 +371,67 @@ async fn import_stats_loads_a_file_once_and_rejects_a_bad_one(
     ));
     assert!(err.contains("/nonexistent.csv"), "{err}");
 }
+
+#[rstest::rstest]
+#[tokio::test]
+async fn issue_token_signs_with_the_stored_secret_and_rejects_mistakes(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (db, _dir) = TestDb::create(backend).await.unwrap();
+    json_out(&vidpulse(&db, &["migrate"]));
+    let first = json_out(&vidpulse(
+        &db,
+        &[
+            "admin",
+            "issue-token",
+            "--email",
+            "Ann@Example.com",
+            "--ttl-secs",
+            "60",
+        ],
+    ));
+    assert_eq!(first["email"], "Ann@Example.com");
+    assert!(first["sub"].as_str().unwrap().starts_with("local|"));
+    assert!(first["expires_at"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(first["token"].as_str().unwrap().split('.').count(), 3);
+    // Same e-mail, same subject; the secret generated once is reused.
+    let second = json_out(&vidpulse(
+        &db,
+        &[
+            "admin",
+            "issue-token",
+            "--email",
+            "ann@example.com",
+            "--sub",
+            "idp|7",
+        ],
+    ));
+    assert_eq!(second["sub"], "idp|7");
+    let store = vidpulse_store::open(&vidpulse_store::StoreConfig::new(db.clone()))
+        .await
+        .unwrap();
+    let identity = vidpulse_api::dashboard::identity::Identity::new(Default::default());
+    let secret = identity.secret(store.as_ref()).await.unwrap().to_vec();
+    for t in [&first, &second] {
+        let claims = identity
+            .verify(&secret, t["token"].as_str().unwrap(), chrono::Utc::now())
+            .unwrap();
+        assert_eq!(claims.sub, t["sub"].as_str().unwrap());
+    }
+    store.close().await;
+    for args in [
+        &["admin", "issue-token", "--email", "nobody"][..],
+        &[
+            "admin",
+            "issue-token",
+            "--email",
+            "a@b.co",
+            "--ttl-secs",
+            "0",
+        ][..],
+        &["admin", "issue-token", "--email", "a@b.co", "--sub", " "][..],
+        &["admin", "issue-token"][..],
+    ] {
+        one_line_error(&vidpulse(&db, args));
+    }
+}

@@ -5,6 +5,7 @@
 mod analytics;
 mod bloggers;
 mod cli;
+mod dashboard;
 mod errors;
 mod health;
 mod helpers;

@@ -1,0 +1,14 @@
+//! The dashboard API (spec: dashboard-api.md): JWT bearer auth, root paths,
+//! errors in the public API's nested envelope.
+
+use utoipa_axum::router::OpenApiRouter;
+
+use crate::state::AppState;
+
+pub mod identity;
+pub mod organizations;
+
+/// Every dashboard route.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().merge(organizations::router())
+}
