@@ -25,6 +25,8 @@ pub enum ErrorCode {
     InvalidToken,
     /// A token's e-mail address belongs to another identity.
     IdentityConflict,
+    /// Removing the last admin of an organization.
+    LastAdmin,
     /// Bad credentials on trend search.
     AuthenticationFailed,
     /// A paid operation on the free plan.
@@ -73,6 +75,7 @@ impl ErrorCode {
             ErrorCode::InvalidApiKey => "INVALID_API_KEY",
             ErrorCode::InvalidToken => "INVALID_TOKEN",
             ErrorCode::IdentityConflict => "IDENTITY_CONFLICT",
+            ErrorCode::LastAdmin => "LAST_ADMIN",
             ErrorCode::AuthenticationFailed => "AUTHENTICATION_FAILED",
             ErrorCode::PaidPlanRequired => "PAID_PLAN_REQUIRED",
             ErrorCode::SubscriptionLimit => "SUBSCRIPTION_LIMIT",

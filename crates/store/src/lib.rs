@@ -40,7 +40,7 @@ pub use import::{ImportOutcome, ImportRow, ImportStore};
 pub use orgs::{ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization};
 pub use refresh::{CatalogMeta, DueVideo, RefreshOutcome, RefreshStore, RefreshWrite};
 pub use usage::{UsageDay, UsageDelta, UsageStore};
-pub use users::{Membership, User, UserStore};
+pub use users::{Member, Membership, OrgSettings, RemoveMember, User, UserStore};
 pub use videos::{
     ListQuery, Page, PatchOutcome, QuotaPolicy, SortKey, SortOrder, StatusFilter, TagsResult,
     TrackBatch, TrackOutcome, TrackedVideo, VideoLookup, VideoRecord, VideoState, VideoStore,

@@ -1,18 +1,17 @@
 //! Dashboard users, their organizations, and the service's own settings.
 //!
-//! One SQL text per operation for both backends: written with `$n`
-//! parameters, which SQLite reads as `?n` ([`sql`]).
+//! One implementation for both backends ([`user_store_impl`]): each SQL text
+//! is written with `$n` parameters, which SQLite reads as `?n` ([`sql`]).
 
 use std::borrow::Cow;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use sqlx::{Database, Decode, Encode, Executor, FromRow, IntoArguments, Type};
-use uuid::Uuid;
 use vidpulse_domain::identity::Role;
-use vidpulse_domain::{OrgId, Plan, UserId};
+use vidpulse_domain::{ApiKeyId, OrgId, UserId};
 
 use crate::StoreError;
+use crate::orgs::ApiKeyRecord;
 
 /// A dashboard user.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,6 +65,78 @@ pub trait UserStore {
     /// The stored value of setting `key`, storing `value` first when there is
     /// none (the first writer wins; every caller gets the same value).
     async fn setting_or_insert(&self, key: &str, value: &str) -> Result<String, StoreError>;
+
+    /// `user`'s role in `org`; `None` when not a member (or no such organization).
+    async fn membership_role(&self, user: UserId, org: OrgId) -> Result<Option<Role>, StoreError>;
+
+    /// The settings the dashboard shows for `org`.
+    async fn organization_settings(&self, org: OrgId) -> Result<Option<OrgSettings>, StoreError>;
+
+    /// Sets `user`'s interface language.
+    async fn set_language(&self, user: UserId, language: &str) -> Result<(), StoreError>;
+
+    /// Adds `user` to `org` with `role`; `false` when already a member (the
+    /// role is then left as it is).
+    async fn add_member(
+        &self,
+        org: OrgId,
+        user: UserId,
+        role: Role,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+
+    /// The members of `org`, by e-mail address (case-insensitive).
+    async fn members(&self, org: OrgId) -> Result<Vec<Member>, StoreError>;
+
+    /// Removes `user` from `org`, unless that would leave it without an admin
+    /// or owner (checked in the same transaction).
+    async fn remove_member(&self, org: OrgId, user: UserId) -> Result<RemoveMember, StoreError>;
+
+    /// The API keys of `org`, newest first (revoked ones included).
+    async fn list_api_keys(&self, org: OrgId) -> Result<Vec<ApiKeyRecord>, StoreError>;
+
+    /// Revokes key `key` of `org`; `false` when `org` has no such key or it was revoked.
+    async fn revoke_api_key(
+        &self,
+        org: OrgId,
+        key: ApiKeyId,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+}
+
+/// What the dashboard shows of an organization.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrgSettings {
+    /// Id.
+    pub id: OrgId,
+    /// Name.
+    pub name: String,
+    /// Logo address, once uploaded.
+    pub logo_url: Option<String>,
+    /// Currency code of budgets.
+    pub currency: String,
+}
+
+/// A member of an organization.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Member {
+    /// The user.
+    pub user_id: UserId,
+    /// E-mail address.
+    pub email: String,
+    /// Role.
+    pub role: Role,
+}
+
+/// The outcome of [`UserStore::remove_member`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoveMember {
+    /// Removed.
+    Removed,
+    /// The user is not a member.
+    NotMember,
+    /// The user is the last admin or owner.
+    LastAdmin,
 }
 
 /// `sql` in the backend's spelling: `$n` parameters become `?n` on SQLite.
@@ -77,201 +148,379 @@ pub(crate) fn sql(sql: &'static str, sqlite: bool) -> sqlx::AssertSqlSafe<Cow<'s
     })
 }
 
-#[derive(Debug, FromRow)]
-pub(crate) struct UserRow {
-    id: Uuid,
-    subject: Option<String>,
-    email: String,
-    language: String,
+/// A stored role.
+pub(crate) fn parse_role(s: &str) -> Result<Role, StoreError> {
+    Role::parse(s).ok_or_else(|| StoreError::Corrupt(format!("unknown role {s}")))
 }
 
-impl From<UserRow> for User {
-    fn from(r: UserRow) -> Self {
-        Self {
-            id: UserId(r.id),
-            subject: r.subject,
-            email: r.email,
-            language: r.language,
-        }
-    }
-}
-
-/// [`UserStore::user_for_identity`] inside a write transaction.
-pub(crate) async fn user_for_identity<DB>(
-    conn: &mut DB::Connection,
-    sqlite: bool,
-    subject: &str,
-    email: &str,
-    now: DateTime<Utc>,
-) -> Result<User, StoreError>
-where
-    DB: Database,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> Uuid: Encode<'q, DB> + Type<DB>,
-    for<'q> String: Encode<'q, DB> + Type<DB>,
-    for<'q> DateTime<Utc>: Encode<'q, DB> + Type<DB>,
-    for<'q> <DB as Database>::Arguments: IntoArguments<DB>,
-    for<'r> UserRow: FromRow<'r, DB::Row>,
-{
-    let by_subject: Option<UserRow> = sqlx::query_as(sql(
-        "SELECT id, subject, email, language FROM users WHERE subject = $1",
-        sqlite,
-    ))
-    .bind(subject.to_owned())
-    .fetch_optional(&mut *conn)
-    .await?;
-    if let Some(row) = by_subject {
-        return Ok(row.into());
-    }
-    let by_email: Option<UserRow> = sqlx::query_as(sql(
-        "SELECT id, subject, email, language FROM users WHERE email_lower = $1",
-        sqlite,
-    ))
-    .bind(email.to_lowercase())
-    .fetch_optional(&mut *conn)
-    .await?;
-    match by_email {
-        Some(row) if row.subject.is_some() => Err(StoreError::Conflict {
-            constraint: "users_email_lower".to_owned(),
-        }),
-        Some(row) => {
-            sqlx::query(sql("UPDATE users SET subject = $2 WHERE id = $1", sqlite))
-                .bind(row.id)
-                .bind(subject.to_owned())
-                .execute(&mut *conn)
+/// Implements [`UserStore`] for a backend: `$store` has a `pool` and a
+/// `write_tx()`; `$sqlite` picks the parameter spelling.
+macro_rules! user_store_impl {
+    ($store:ty, $sqlite:expr) => {
+        #[async_trait::async_trait]
+        impl $crate::users::UserStore for $store {
+            async fn user_for_identity(
+                &self,
+                subject: &str,
+                email: &str,
+                now: chrono::DateTime<chrono::Utc>,
+            ) -> Result<$crate::users::User, $crate::StoreError> {
+                use $crate::users::{User, sql};
+                type Row = (uuid::Uuid, Option<String>, String, String);
+                let mut tx = self.write_tx().await?;
+                let by_subject: Option<Row> = sqlx::query_as(sql(
+                    "SELECT id, subject, email, language FROM users WHERE subject = $1",
+                    $sqlite,
+                ))
+                .bind(subject)
+                .fetch_optional(&mut *tx)
                 .await?;
-            Ok(User {
-                subject: Some(subject.to_owned()),
-                ..row.into()
-            })
+                let user = |(id, subject, email, language): Row| User {
+                    id: vidpulse_domain::UserId(id),
+                    subject,
+                    email,
+                    language,
+                };
+                if let Some(row) = by_subject {
+                    return Ok(user(row));
+                }
+                let by_email: Option<Row> = sqlx::query_as(sql(
+                    "SELECT id, subject, email, language FROM users WHERE email_lower = $1",
+                    $sqlite,
+                ))
+                .bind(email.to_lowercase())
+                .fetch_optional(&mut *tx)
+                .await?;
+                let found = match by_email {
+                    Some(row) if row.1.is_some() => {
+                        return Err($crate::StoreError::Conflict {
+                            constraint: "users_email_lower".to_owned(),
+                        });
+                    }
+                    Some(row) => {
+                        sqlx::query(sql("UPDATE users SET subject = $2 WHERE id = $1", $sqlite))
+                            .bind(row.0)
+                            .bind(subject)
+                            .execute(&mut *tx)
+                            .await?;
+                        User {
+                            subject: Some(subject.to_owned()),
+                            ..user(row)
+                        }
+                    }
+                    None => {
+                        let id = vidpulse_domain::UserId::new();
+                        sqlx::query(sql(
+                            "INSERT INTO users (id, subject, email, email_lower, created_at)
+                             VALUES ($1, $2, $3, $4, $5)",
+                            $sqlite,
+                        ))
+                        .bind(id.0)
+                        .bind(subject)
+                        .bind(email)
+                        .bind(email.to_lowercase())
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await?;
+                        User {
+                            id,
+                            subject: Some(subject.to_owned()),
+                            email: email.to_owned(),
+                            language: "en".to_owned(),
+                        }
+                    }
+                };
+                tx.commit().await?;
+                Ok(found)
+            }
+
+            async fn register_organization(
+                &self,
+                user: vidpulse_domain::UserId,
+                name: &str,
+                now: chrono::DateTime<chrono::Utc>,
+            ) -> Result<vidpulse_domain::OrgId, $crate::StoreError> {
+                use $crate::users::sql;
+                let id = vidpulse_domain::OrgId::new();
+                let mut tx = self.write_tx().await?;
+                sqlx::query(sql(
+                    "INSERT INTO organizations (id, name, plan, created_at) VALUES ($1, $2, $3, $4)",
+                    $sqlite,
+                ))
+                .bind(id.0)
+                .bind(name)
+                .bind(vidpulse_domain::Plan::Free.as_str())
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query(sql(
+                    "INSERT INTO memberships (organization_id, user_id, role, created_at)
+                     VALUES ($1, $2, $3, $4)",
+                    $sqlite,
+                ))
+                .bind(id.0)
+                .bind(user.0)
+                .bind(vidpulse_domain::identity::Role::Admin.as_str())
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(id)
+            }
+
+            async fn memberships(
+                &self,
+                user: vidpulse_domain::UserId,
+            ) -> Result<Vec<$crate::users::Membership>, $crate::StoreError> {
+                use $crate::users::{Membership, parse_role, sql};
+                let rows: Vec<(uuid::Uuid, String, String)> = sqlx::query_as(sql(
+                    "SELECT o.id, o.name, m.role FROM memberships m
+                     JOIN organizations o ON o.id = m.organization_id
+                     WHERE m.user_id = $1 ORDER BY o.name, o.id",
+                    $sqlite,
+                ))
+                .bind(user.0)
+                .fetch_all(&self.pool)
+                .await?;
+                rows.into_iter()
+                    .map(|(id, name, role)| {
+                        Ok(Membership {
+                            organization_id: vidpulse_domain::OrgId(id),
+                            name,
+                            role: parse_role(&role)?,
+                        })
+                    })
+                    .collect()
+            }
+
+            async fn setting_or_insert(
+                &self,
+                key: &str,
+                value: &str,
+            ) -> Result<String, $crate::StoreError> {
+                use $crate::users::sql;
+                let mut tx = self.write_tx().await?;
+                sqlx::query(sql(
+                    "INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
+                    $sqlite,
+                ))
+                .bind(key)
+                .bind(value)
+                .execute(&mut *tx)
+                .await?;
+                let stored: String =
+                    sqlx::query_scalar(sql("SELECT value FROM settings WHERE key = $1", $sqlite))
+                        .bind(key)
+                        .fetch_one(&mut *tx)
+                        .await?;
+                tx.commit().await?;
+                Ok(stored)
+            }
+
+            async fn membership_role(
+                &self,
+                user: vidpulse_domain::UserId,
+                org: vidpulse_domain::OrgId,
+            ) -> Result<Option<vidpulse_domain::identity::Role>, $crate::StoreError> {
+                use $crate::users::{parse_role, sql};
+                let role: Option<String> = sqlx::query_scalar(sql(
+                    "SELECT role FROM memberships WHERE user_id = $1 AND organization_id = $2",
+                    $sqlite,
+                ))
+                .bind(user.0)
+                .bind(org.0)
+                .fetch_optional(&self.pool)
+                .await?;
+                role.as_deref().map(parse_role).transpose()
+            }
+
+            async fn organization_settings(
+                &self,
+                org: vidpulse_domain::OrgId,
+            ) -> Result<Option<$crate::users::OrgSettings>, $crate::StoreError> {
+                use $crate::users::{OrgSettings, sql};
+                let row: Option<(uuid::Uuid, String, Option<String>, String)> =
+                    sqlx::query_as(sql(
+                        "SELECT id, name, logo_url, currency FROM organizations WHERE id = $1",
+                        $sqlite,
+                    ))
+                    .bind(org.0)
+                    .fetch_optional(&self.pool)
+                    .await?;
+                Ok(row.map(|(id, name, logo_url, currency)| OrgSettings {
+                    id: vidpulse_domain::OrgId(id),
+                    name,
+                    logo_url,
+                    currency,
+                }))
+            }
+
+            async fn set_language(
+                &self,
+                user: vidpulse_domain::UserId,
+                language: &str,
+            ) -> Result<(), $crate::StoreError> {
+                use $crate::users::sql;
+                let mut tx = self.write_tx().await?;
+                sqlx::query(sql("UPDATE users SET language = $2 WHERE id = $1", $sqlite))
+                    .bind(user.0)
+                    .bind(language)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn add_member(
+                &self,
+                org: vidpulse_domain::OrgId,
+                user: vidpulse_domain::UserId,
+                role: vidpulse_domain::identity::Role,
+                now: chrono::DateTime<chrono::Utc>,
+            ) -> Result<bool, $crate::StoreError> {
+                use $crate::users::sql;
+                let mut tx = self.write_tx().await?;
+                let added = sqlx::query(sql(
+                    "INSERT INTO memberships (organization_id, user_id, role, created_at)
+                     VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                    $sqlite,
+                ))
+                .bind(org.0)
+                .bind(user.0)
+                .bind(role.as_str())
+                .bind(now)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected()
+                    == 1;
+                tx.commit().await?;
+                Ok(added)
+            }
+
+            async fn members(
+                &self,
+                org: vidpulse_domain::OrgId,
+            ) -> Result<Vec<$crate::users::Member>, $crate::StoreError> {
+                use $crate::users::{Member, parse_role, sql};
+                let rows: Vec<(uuid::Uuid, String, String)> = sqlx::query_as(sql(
+                    "SELECT u.id, u.email, m.role FROM memberships m JOIN users u ON u.id = m.user_id
+                     WHERE m.organization_id = $1 ORDER BY u.email_lower, u.id",
+                    $sqlite,
+                ))
+                .bind(org.0)
+                .fetch_all(&self.pool)
+                .await?;
+                rows.into_iter()
+                    .map(|(id, email, role)| {
+                        Ok(Member {
+                            user_id: vidpulse_domain::UserId(id),
+                            email,
+                            role: parse_role(&role)?,
+                        })
+                    })
+                    .collect()
+            }
+
+            async fn remove_member(
+                &self,
+                org: vidpulse_domain::OrgId,
+                user: vidpulse_domain::UserId,
+            ) -> Result<$crate::users::RemoveMember, $crate::StoreError> {
+                use $crate::users::{RemoveMember, sql};
+                let mut tx = self.write_tx().await?;
+                // The organization row serializes removals (PostgreSQL; SQLite
+                // has one writer), so two admins cannot remove each other.
+                let locked: Option<uuid::Uuid> = sqlx::query_scalar(sql(
+                    if $sqlite {
+                        "SELECT id FROM organizations WHERE id = $1"
+                    } else {
+                        "SELECT id FROM organizations WHERE id = $1 FOR UPDATE"
+                    },
+                    $sqlite,
+                ))
+                .bind(org.0)
+                .fetch_optional(&mut *tx)
+                .await?;
+                if locked.is_none() {
+                    return Ok(RemoveMember::NotMember);
+                }
+                let role: Option<String> = sqlx::query_scalar(sql(
+                    "SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2",
+                    $sqlite,
+                ))
+                .bind(org.0)
+                .bind(user.0)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(role) = role else {
+                    return Ok(RemoveMember::NotMember);
+                };
+                if role == "admin" || role == "owner" {
+                    let admins: i64 = sqlx::query_scalar(sql(
+                        "SELECT count(*) FROM memberships
+                         WHERE organization_id = $1 AND role IN ('admin', 'owner')",
+                        $sqlite,
+                    ))
+                    .bind(org.0)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                    if admins <= 1 {
+                        return Ok(RemoveMember::LastAdmin);
+                    }
+                }
+                sqlx::query(sql(
+                    "DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2",
+                    $sqlite,
+                ))
+                .bind(org.0)
+                .bind(user.0)
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(RemoveMember::Removed)
+            }
+
+            async fn list_api_keys(
+                &self,
+                org: vidpulse_domain::OrgId,
+            ) -> Result<Vec<$crate::orgs::ApiKeyRecord>, $crate::StoreError> {
+                use $crate::users::sql;
+                let rows: Vec<$crate::rows::ApiKeyRow> = sqlx::query_as(sql(
+                    "SELECT id, organization_id, name, prefix, key_hash, created_at, last_used_at,
+                            revoked_at
+                     FROM api_keys WHERE organization_id = $1 ORDER BY created_at DESC, id",
+                    $sqlite,
+                ))
+                .bind(org.0)
+                .fetch_all(&self.pool)
+                .await?;
+                Ok(rows.into_iter().map(Into::into).collect())
+            }
+
+            async fn revoke_api_key(
+                &self,
+                org: vidpulse_domain::OrgId,
+                key: vidpulse_domain::ApiKeyId,
+                now: chrono::DateTime<chrono::Utc>,
+            ) -> Result<bool, $crate::StoreError> {
+                use $crate::users::sql;
+                let mut tx = self.write_tx().await?;
+                let done = sqlx::query(sql(
+                    "UPDATE api_keys SET revoked_at = $3
+                     WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL",
+                    $sqlite,
+                ))
+                .bind(key.0)
+                .bind(org.0)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected()
+                    == 1;
+                tx.commit().await?;
+                Ok(done)
+            }
         }
-        None => {
-            let id = UserId::new();
-            sqlx::query(sql(
-                "INSERT INTO users (id, subject, email, email_lower, created_at)
-                 VALUES ($1, $2, $3, $4, $5)",
-                sqlite,
-            ))
-            .bind(id.0)
-            .bind(subject.to_owned())
-            .bind(email.to_owned())
-            .bind(email.to_lowercase())
-            .bind(now)
-            .execute(&mut *conn)
-            .await?;
-            Ok(User {
-                id,
-                subject: Some(subject.to_owned()),
-                email: email.to_owned(),
-                language: "en".to_owned(),
-            })
-        }
-    }
+    };
 }
-
-/// [`UserStore::register_organization`] inside a write transaction.
-pub(crate) async fn register_organization<DB>(
-    conn: &mut DB::Connection,
-    sqlite: bool,
-    user: UserId,
-    name: &str,
-    now: DateTime<Utc>,
-) -> Result<OrgId, StoreError>
-where
-    DB: Database,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> Uuid: Encode<'q, DB> + Type<DB>,
-    for<'q> String: Encode<'q, DB> + Type<DB>,
-    for<'q> &'static str: Encode<'q, DB> + Type<DB>,
-    for<'q> DateTime<Utc>: Encode<'q, DB> + Type<DB>,
-    for<'q> <DB as Database>::Arguments: IntoArguments<DB>,
-{
-    let id = OrgId::new();
-    sqlx::query(sql(
-        "INSERT INTO organizations (id, name, plan, created_at) VALUES ($1, $2, $3, $4)",
-        sqlite,
-    ))
-    .bind(id.0)
-    .bind(name.to_owned())
-    .bind(Plan::Free.as_str())
-    .bind(now)
-    .execute(&mut *conn)
-    .await?;
-    sqlx::query(sql(
-        "INSERT INTO memberships (organization_id, user_id, role, created_at)
-         VALUES ($1, $2, $3, $4)",
-        sqlite,
-    ))
-    .bind(id.0)
-    .bind(user.0)
-    .bind(Role::Admin.as_str())
-    .bind(now)
-    .execute(&mut *conn)
-    .await?;
-    Ok(id)
-}
-
-/// [`UserStore::memberships`].
-pub(crate) async fn memberships<'e, DB, E>(
-    executor: E,
-    sqlite: bool,
-    user: UserId,
-) -> Result<Vec<Membership>, StoreError>
-where
-    DB: Database,
-    E: Executor<'e, Database = DB>,
-    for<'q> Uuid: Encode<'q, DB> + Type<DB>,
-    for<'q> <DB as Database>::Arguments: IntoArguments<DB>,
-    for<'r> (Uuid, String, String): FromRow<'r, DB::Row>,
-{
-    let rows: Vec<(Uuid, String, String)> = sqlx::query_as(sql(
-        "SELECT o.id, o.name, m.role FROM memberships m
-         JOIN organizations o ON o.id = m.organization_id
-         WHERE m.user_id = $1 ORDER BY o.name, o.id",
-        sqlite,
-    ))
-    .bind(user.0)
-    .fetch_all(executor)
-    .await?;
-    rows.into_iter()
-        .map(|(id, name, role)| {
-            Ok(Membership {
-                organization_id: OrgId(id),
-                name,
-                role: Role::parse(&role)
-                    .ok_or_else(|| StoreError::Corrupt(format!("unknown role {role}")))?,
-            })
-        })
-        .collect()
-}
-
-/// [`UserStore::setting_or_insert`] inside a write transaction.
-pub(crate) async fn setting_or_insert<DB>(
-    conn: &mut DB::Connection,
-    sqlite: bool,
-    key: &str,
-    value: &str,
-) -> Result<String, StoreError>
-where
-    DB: Database,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> String: Encode<'q, DB> + Type<DB>,
-    for<'r> String: Decode<'r, DB>,
-    for<'q> <DB as Database>::Arguments: IntoArguments<DB>,
-    for<'r> (String,): FromRow<'r, DB::Row>,
-{
-    sqlx::query(sql(
-        "INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
-        sqlite,
-    ))
-    .bind(key.to_owned())
-    .bind(value.to_owned())
-    .execute(&mut *conn)
-    .await?;
-    let (stored,): (String,) =
-        sqlx::query_as(sql("SELECT value FROM settings WHERE key = $1", sqlite))
-            .bind(key.to_owned())
-            .fetch_one(&mut *conn)
-            .await?;
-    Ok(stored)
-}
+pub(crate) use user_store_impl;

@@ -5,10 +5,18 @@ use utoipa_axum::router::OpenApiRouter;
 
 use crate::state::AppState;
 
+pub mod access;
+pub mod api_keys;
 pub mod identity;
 pub mod organizations;
+pub mod settings;
+pub mod team;
 
 /// Every dashboard route.
 pub fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().merge(organizations::router())
+    OpenApiRouter::new()
+        .merge(organizations::router())
+        .merge(settings::router())
+        .merge(team::router())
+        .merge(api_keys::router())
 }

@@ -50,6 +50,11 @@ impl PgStore {
             })?;
         Ok(Self { pool })
     }
+
+    /// Starts a write transaction.
+    async fn write_tx(&self) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, StoreError> {
+        Ok(self.pool.begin().await?)
+    }
 }
 
 #[async_trait]

@@ -286,3 +286,388 @@ async fn a_configured_secret_issuer_and_audience_are_enforced(
     let a = app.get("/organizations/list", Some(&good)).await;
     assert_nested_error(&a, 401, "INVALID_TOKEN");
 }
+
+/// Signs `email` in, returning the token and the user's id.
+async fn member(app: &TestApp, email: &str) -> (String, vidpulse_domain::UserId) {
+    let t = token(app, email, None).await;
+    let user = app
+        .store
+        .user_for_identity(
+            &vidpulse_domain::identity::dev_subject(email),
+            email,
+            app.clock.now(),
+        )
+        .await
+        .unwrap();
+    (t, user.id)
+}
+
+async fn call(
+    app: &TestApp,
+    method: reqwest::Method,
+    path: &str,
+    token: &str,
+    org: Option<&str>,
+    body: Option<&Value>,
+) -> crate::helpers::Answer {
+    let mut req = app.client.request(method, app.url(path)).bearer_auth(token);
+    if let Some(org) = org {
+        req = req.header("X-Organization-ID", org);
+    }
+    if let Some(body) = body {
+        req = req.json(body);
+    }
+    crate::helpers::TestApp::answer(req.send().await.unwrap()).await
+}
+
+#[rstest]
+#[tokio::test]
+async fn team_settings_language_and_roles(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    use reqwest::Method;
+    use vidpulse_domain::identity::Role;
+    let app = TestApp::spawn(backend).await;
+    let (admin, admin_id) = member(&app, "zed-admin@example.com").await;
+    let (editor, editor_id) = member(&app, "Bea@example.com").await;
+    let (viewer, viewer_id) = member(&app, "al@example.com").await;
+    let (outsider, _) = member(&app, "out@example.com").await;
+    let a = register(&app, &admin, &json!({"name": "Acme"})).await;
+    let org = a.body["data"]["organization_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let org_id = vidpulse_domain::OrgId(org.parse().unwrap());
+    let now = app.clock.now();
+    assert!(
+        app.store
+            .add_member(org_id, editor_id, Role::Editor, now)
+            .await
+            .unwrap()
+    );
+    assert!(
+        app.store
+            .add_member(org_id, viewer_id, Role::Viewer, now)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !app.store
+            .add_member(org_id, viewer_id, Role::Admin, now)
+            .await
+            .unwrap()
+    );
+
+    // Settings: any member; the header is required and checked.
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/settings",
+        &viewer,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(
+        a.body["data"],
+        json!({"id": org, "name": "Acme", "logo_url": null, "currency": "USD"})
+    );
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/settings",
+        &viewer,
+        None,
+        None,
+    )
+    .await;
+    assert_nested_error(&a, 400, "VALIDATION_ERROR");
+    assert_eq!(a.body["error"]["field"], "X-Organization-ID");
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/settings",
+        &viewer,
+        Some("nope"),
+        None,
+    )
+    .await;
+    assert_nested_error(&a, 400, "VALIDATION_ERROR");
+    // Another organization's id answers like an unknown one.
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/settings",
+        &outsider,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+    let unknown = uuid::Uuid::new_v4().to_string();
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/settings",
+        &admin,
+        Some(&unknown),
+        None,
+    )
+    .await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+
+    // Members sorted by e-mail, case-insensitively.
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/team/members",
+        &viewer,
+        Some(&org),
+        None,
+    )
+    .await;
+    let emails: Vec<&str> = a.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["email"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        emails,
+        ["al@example.com", "Bea@example.com", "zed-admin@example.com"]
+    );
+    assert_eq!(a.body["data"][0]["id"], viewer_id.0.to_string());
+
+    // Language: per user, validated.
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/user/language",
+        &viewer,
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(a.body["data"], json!({"language": "en"}));
+    let a = call(
+        &app,
+        Method::PUT,
+        "/organizations/user/language",
+        &viewer,
+        None,
+        Some(&json!({"language": "pt-BR"})),
+    )
+    .await;
+    assert_eq!(a.body["data"], json!({"language": "pt-BR"}), "{}", a.body);
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/user/language",
+        &viewer,
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(a.body["data"]["language"], "pt-BR");
+    for bad in [
+        json!({}),
+        json!({"language": 3}),
+        json!({"language": "english!"}),
+    ] {
+        let a = call(
+            &app,
+            Method::PUT,
+            "/organizations/user/language",
+            &viewer,
+            None,
+            Some(&bad),
+        )
+        .await;
+        assert_nested_error(&a, 400, "VALIDATION_ERROR");
+        assert_eq!(a.body["error"]["field"], "language");
+    }
+
+    // Removal: admins only, not yourself, not the last admin.
+    let remove = |t: &str, id: &str| {
+        let body = json!({"user_id": id});
+        let (app, org, t) = (&app, org.clone(), t.to_owned());
+        async move {
+            call(
+                app,
+                Method::POST,
+                "/organizations/team/members/remove",
+                &t,
+                Some(&org),
+                Some(&body),
+            )
+            .await
+        }
+    };
+    let a = remove(&editor, &viewer_id.0.to_string()).await;
+    assert_nested_error(&a, 403, "INSUFFICIENT_PERMISSIONS");
+    let a = remove(&admin, &admin_id.0.to_string()).await;
+    assert_nested_error(&a, 400, "VALIDATION_ERROR");
+    let a = remove(&admin, &uuid::Uuid::new_v4().to_string()).await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+    let a = remove(&admin, "not-a-uuid").await;
+    assert_nested_error(&a, 400, "VALIDATION_ERROR");
+    let a = remove(&admin, &viewer_id.0.to_string()).await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/settings",
+        &viewer,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+    // Promote the editor to admin, who then cannot remove the last other admin
+    // after that one is gone: the store refuses to empty the admins.
+    app.store.remove_member(org_id, editor_id).await.unwrap();
+    assert!(
+        app.store
+            .add_member(org_id, editor_id, Role::Admin, now)
+            .await
+            .unwrap()
+    );
+    let a = remove(&editor, &admin_id.0.to_string()).await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(
+        app.store.remove_member(org_id, editor_id).await.unwrap(),
+        vidpulse_store::RemoveMember::LastAdmin
+    );
+}
+
+#[rstest]
+#[tokio::test]
+async fn admins_create_list_and_revoke_api_keys(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    use reqwest::Method;
+    use vidpulse_domain::identity::Role;
+    let app = TestApp::spawn(backend).await;
+    let (admin, _) = member(&app, "admin@example.com").await;
+    let (editor, editor_id) = member(&app, "ed@example.com").await;
+    let a = register(&app, &admin, &json!({"name": "Acme"})).await;
+    let org = a.body["data"]["organization_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let org_id = vidpulse_domain::OrgId(org.parse().unwrap());
+    app.store
+        .add_member(org_id, editor_id, Role::Editor, app.clock.now())
+        .await
+        .unwrap();
+    let (other_org, other_key) = app.org_with_key(Plan::Pro).await;
+
+    let a = call(
+        &app,
+        Method::POST,
+        "/organizations/api-keys",
+        &editor,
+        Some(&org),
+        Some(&json!({})),
+    )
+    .await;
+    assert_nested_error(&a, 403, "INSUFFICIENT_PERMISSIONS");
+    let a = call(
+        &app,
+        Method::POST,
+        "/organizations/api-keys",
+        &admin,
+        Some(&org),
+        Some(&json!({"name": 7})),
+    )
+    .await;
+    assert_nested_error(&a, 400, "VALIDATION_ERROR");
+    let a = call(
+        &app,
+        Method::POST,
+        "/organizations/api-keys",
+        &admin,
+        Some(&org),
+        Some(&json!({"name": "CI"})),
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 201, "{}", a.body);
+    let key = a.body["data"]["api_key"].as_str().unwrap().to_owned();
+    let key_id = a.body["data"]["key_id"].as_str().unwrap().to_owned();
+    assert!(key.starts_with(a.body["data"]["prefix"].as_str().unwrap()));
+    // The key works on the public API.
+    assert_eq!(
+        app.get("/v1/videos/stats", Some(&key))
+            .await
+            .status
+            .as_u16(),
+        200
+    );
+
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/api-keys",
+        &admin,
+        Some(&org),
+        None,
+    )
+    .await;
+    let keys = a.body["data"].as_array().unwrap();
+    assert_eq!(keys.len(), 1);
+    assert_eq!(keys[0]["name"], "CI");
+    assert!(keys[0].get("api_key").is_none(), "never listed again");
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/api-keys",
+        &editor,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_nested_error(&a, 403, "INSUFFICIENT_PERMISSIONS");
+
+    // Another organization's key cannot be revoked from here.
+    let others = app
+        .store
+        .list_api_keys(vidpulse_domain::OrgId(other_org))
+        .await
+        .unwrap();
+    let path = format!("/organizations/api-keys/{}", others[0].id.0);
+    let a = call(&app, Method::DELETE, &path, &admin, Some(&org), None).await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+    assert_eq!(
+        app.get("/v1/videos/stats", Some(&other_key))
+            .await
+            .status
+            .as_u16(),
+        200
+    );
+
+    let path = format!("/organizations/api-keys/{key_id}");
+    let a = call(&app, Method::DELETE, &path, &editor, Some(&org), None).await;
+    assert_nested_error(&a, 403, "INSUFFICIENT_PERMISSIONS");
+    let a = call(&app, Method::DELETE, &path, &admin, Some(&org), None).await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    let a = call(&app, Method::DELETE, &path, &admin, Some(&org), None).await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+    assert_eq!(
+        app.get("/v1/videos/stats", Some(&key))
+            .await
+            .status
+            .as_u16(),
+        401
+    );
+    let a = call(
+        &app,
+        Method::DELETE,
+        "/organizations/api-keys/xyz",
+        &admin,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+}

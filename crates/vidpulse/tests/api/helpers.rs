@@ -151,7 +151,7 @@ impl TestApp {
         format!("{}{}", self.address, path)
     }
 
-    async fn answer(response: reqwest::Response) -> Answer {
+    pub async fn answer(response: reqwest::Response) -> Answer {
         let status = response.status();
         let headers = response.headers().clone();
         let text = response.text().await.unwrap();

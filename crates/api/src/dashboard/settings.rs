@@ -1,0 +1,177 @@
+//! Organization settings and the user's language (spec: dashboard-api.md,
+//! "Organizations").
+
+use axum::Json;
+use axum::extract::State;
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+
+use crate::dashboard::access::OrgAuth;
+use crate::dashboard::identity::UserAuth;
+use crate::envelope::{Envelope, Meta, ok};
+use crate::error::ApiError;
+use crate::extract::JsonBody;
+use crate::middleware::RequestContext;
+use crate::state::AppState;
+
+/// The settings routes.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(settings))
+        .routes(routes!(language, set_language))
+}
+
+/// What the dashboard shows of an organization.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Settings {
+    /// Id.
+    pub id: Uuid,
+    /// Name.
+    pub name: String,
+    /// Logo address, or null before one is uploaded.
+    pub logo_url: Option<String>,
+    /// Currency code of budgets.
+    pub currency: String,
+}
+
+/// A user's interface language.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Language {
+    /// A language tag such as `en` or `pt-BR`.
+    pub language: String,
+}
+
+/// Whether `tag` is a plausible language tag: 2–3 letters, then
+/// `-`-separated subtags of 1–8 letters or digits, 35 characters at most.
+pub fn is_language_tag(tag: &str) -> bool {
+    let mut parts = tag.split('-');
+    let primary = parts.next().unwrap_or_default();
+    tag.len() <= 35
+        && (2..=3).contains(&primary.len())
+        && primary.chars().all(|c| c.is_ascii_alphabetic())
+        && parts.all(|p| (1..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()))
+}
+
+/// The current organization's settings. Any member.
+#[utoipa::path(
+    get, path = "/organizations/settings", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    responses(
+        (status = 200, description = "Settings", body = Envelope<Settings>),
+        (status = 400, description = "VALIDATION_ERROR: missing or malformed X-Organization-ID"),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 404, description = "NOT_FOUND: not a member of that organization"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn settings(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+) -> Result<Json<Envelope<Settings>>, ApiError> {
+    let s = app
+        .store
+        .organization_settings(auth.org)
+        .await?
+        .ok_or_else(|| ApiError::not_found("No such organization"))?;
+    Ok(ok(
+        Settings {
+            id: s.id.0,
+            name: s.name,
+            logo_url: s.logo_url,
+            currency: s.currency,
+        },
+        Meta::of(&ctx),
+    ))
+}
+
+/// The caller's interface language.
+#[utoipa::path(
+    get, path = "/organizations/user/language", tag = "dashboard",
+    responses(
+        (status = 200, description = "Language", body = Envelope<Language>),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn language(ctx: RequestContext, auth: UserAuth) -> Json<Envelope<Language>> {
+    ok(
+        Language {
+            language: auth.user.language,
+        },
+        Meta::of(&ctx),
+    )
+}
+
+/// Sets the caller's interface language.
+#[utoipa::path(
+    put, path = "/organizations/user/language", tag = "dashboard",
+    request_body(content = Object, description = "`{\"language\": \"pt-BR\"}`"),
+    responses(
+        (status = 200, description = "The new language", body = Envelope<Language>),
+        (status = 400, description = "VALIDATION_ERROR with `field`"),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn set_language(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: UserAuth,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Envelope<Language>>, ApiError> {
+    let Some(obj) = body.as_object() else {
+        return Err(ApiError::validation(
+            "body",
+            "The body must be a JSON object",
+        ));
+    };
+    let language = match obj.get("language") {
+        None | Some(Value::Null) => {
+            return Err(ApiError::validation("language", "`language` is required"));
+        }
+        Some(Value::String(s)) if is_language_tag(s.trim()) => s.trim().to_owned(),
+        Some(Value::String(_)) => {
+            return Err(ApiError::validation(
+                "language",
+                "`language` must be a language tag such as `en` or `pt-BR`",
+            ));
+        }
+        Some(_) => {
+            return Err(ApiError::validation(
+                "language",
+                "`language` must be a string",
+            ));
+        }
+    };
+    app.store.set_language(auth.user.id, &language).await?;
+    Ok(ok(Language { language }, Meta::of(&ctx)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_language_tag;
+
+    #[test]
+    fn language_tags() {
+        for ok in ["en", "pt-BR", "zh-Hant-TW", "gsw"] {
+            assert!(is_language_tag(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "e",
+            "english",
+            "en_US",
+            "en-",
+            "-en",
+            "en-toolongsubtag",
+            "1a",
+        ] {
+            assert!(!is_language_tag(bad), "{bad}");
+        }
+    }
+}

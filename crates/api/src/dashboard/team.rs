@@ -1,0 +1,149 @@
+//! The team of an organization (spec: dashboard-api.md, "Organizations"):
+//! members and their removal. Invitations come later.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+use vidpulse_domain::UserId;
+use vidpulse_domain::identity::Role;
+use vidpulse_store::RemoveMember;
+
+use crate::dashboard::access::OrgAuth;
+use crate::envelope::{Envelope, Meta, ok};
+use crate::error::{ApiError, ErrorCode};
+use crate::extract::JsonBody;
+use crate::middleware::RequestContext;
+use crate::state::AppState;
+
+/// The team routes.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(members))
+        .routes(routes!(remove))
+}
+
+/// A member.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MemberItem {
+    /// The user's id.
+    pub id: Uuid,
+    /// E-mail address.
+    pub email: String,
+}
+
+/// A confirmation.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Message {
+    /// What happened.
+    pub message: String,
+}
+
+/// A UUID field of a JSON object body.
+pub fn uuid_field(body: &Value, field: &str) -> Result<Uuid, ApiError> {
+    let Some(obj) = body.as_object() else {
+        return Err(ApiError::validation(
+            "body",
+            "The body must be a JSON object",
+        ));
+    };
+    match obj.get(field) {
+        None | Some(Value::Null) => Err(ApiError::validation(
+            field,
+            format!("`{field}` is required"),
+        )),
+        Some(Value::String(s)) => Uuid::parse_str(s.trim())
+            .map_err(|_| ApiError::validation(field, format!("`{field}` must be a UUID"))),
+        Some(_) => Err(ApiError::validation(
+            field,
+            format!("`{field}` must be a UUID string"),
+        )),
+    }
+}
+
+/// The organization's members, by e-mail address. Any member.
+#[utoipa::path(
+    get, path = "/organizations/team/members", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    responses(
+        (status = 200, description = "Members", body = Envelope<Vec<MemberItem>>),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 404, description = "NOT_FOUND: not a member of that organization"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn members(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+) -> Result<Json<Envelope<Vec<MemberItem>>>, ApiError> {
+    let items = app
+        .store
+        .members(auth.org)
+        .await?
+        .into_iter()
+        .map(|m| MemberItem {
+            id: m.user_id.0,
+            email: m.email,
+        })
+        .collect();
+    Ok(ok(items, Meta::of(&ctx)))
+}
+
+/// Removes a member. Admins and owners; not yourself, not the last admin,
+/// and only an owner removes an owner.
+#[utoipa::path(
+    post, path = "/organizations/team/members/remove", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    request_body(content = Object, description = "`{\"user_id\": \"<uuid>\"}`"),
+    responses(
+        (status = 200, description = "Removed", body = Envelope<Message>),
+        (status = 400, description = "VALIDATION_ERROR: bad `user_id`, or yourself"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+        (status = 404, description = "NOT_FOUND: no such member"),
+        (status = 409, description = "LAST_ADMIN"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn remove(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Envelope<Message>>, ApiError> {
+    auth.require(Role::Admin)?;
+    let target = UserId(uuid_field(&body, "user_id")?);
+    if target == auth.user.id {
+        return Err(ApiError::validation(
+            "user_id",
+            "You cannot remove yourself",
+        ));
+    }
+    let role = app
+        .store
+        .membership_role(target, auth.org)
+        .await?
+        .ok_or_else(|| ApiError::not_found("No such member"))?;
+    if role == Role::Owner {
+        auth.require(Role::Owner)?;
+    }
+    match app.store.remove_member(auth.org, target).await? {
+        RemoveMember::Removed => Ok(ok(
+            Message {
+                message: "Member removed".into(),
+            },
+            Meta::of(&ctx),
+        )),
+        RemoveMember::NotMember => Err(ApiError::not_found("No such member")),
+        RemoveMember::LastAdmin => Err(ApiError::new(
+            StatusCode::CONFLICT,
+            ErrorCode::LastAdmin,
+            "The last admin of an organization cannot be removed",
+        )),
+    }
+}
