@@ -27,6 +27,10 @@ pub enum ErrorCode {
     IdentityConflict,
     /// Removing the last admin of an organization.
     LastAdmin,
+    /// Accepting or declining an expired invitation.
+    InviteExpired,
+    /// Accepting or declining an invitation already answered.
+    InviteNotPending,
     /// Bad credentials on trend search.
     AuthenticationFailed,
     /// A paid operation on the free plan.
@@ -76,6 +80,8 @@ impl ErrorCode {
             ErrorCode::InvalidToken => "INVALID_TOKEN",
             ErrorCode::IdentityConflict => "IDENTITY_CONFLICT",
             ErrorCode::LastAdmin => "LAST_ADMIN",
+            ErrorCode::InviteExpired => "INVITE_EXPIRED",
+            ErrorCode::InviteNotPending => "INVITE_NOT_PENDING",
             ErrorCode::AuthenticationFailed => "AUTHENTICATION_FAILED",
             ErrorCode::PaidPlanRequired => "PAID_PLAN_REQUIRED",
             ErrorCode::SubscriptionLimit => "SUBSCRIPTION_LIMIT",

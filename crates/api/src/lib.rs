@@ -12,6 +12,7 @@ pub mod envelope;
 pub mod error;
 pub mod extract;
 mod health;
+pub mod mail;
 pub mod middleware;
 pub mod openapi;
 pub mod rate_limit;

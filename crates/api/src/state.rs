@@ -11,6 +11,7 @@ use vidpulse_store::Store;
 
 use crate::auth::KeyCache;
 use crate::dashboard::identity::{Identity, IdentityConfig};
+use crate::mail::{MailConfig, Mailer};
 use crate::rate_limit::{RateLimitConfig, RateLimits};
 use crate::usage::UsageRecorder;
 
@@ -32,6 +33,10 @@ pub struct ApiConfig {
     pub trend_page_size: usize,
     /// Dashboard identity (JWT) settings.
     pub identity: IdentityConfig,
+    /// How long an invitation stays valid.
+    pub invite_ttl: Duration,
+    /// Outgoing e-mail.
+    pub mail: MailConfig,
 }
 
 impl Default for ApiConfig {
@@ -44,6 +49,8 @@ impl Default for ApiConfig {
             rate_limits: RateLimitConfig::default(),
             trend_page_size: 20,
             identity: IdentityConfig::default(),
+            invite_ttl: Duration::days(7),
+            mail: MailConfig::default(),
         }
     }
 }
@@ -73,6 +80,8 @@ pub struct AppState {
     pub jobs_wake: Arc<Notify>,
     /// Verifies dashboard tokens.
     pub identity: Arc<Identity>,
+    /// Sends e-mail.
+    pub mailer: Arc<Mailer>,
 }
 
 impl AppState {
@@ -89,6 +98,7 @@ impl AppState {
             usage: UsageRecorder::new(store.clone()),
             keys: KeyCache::new(config.key_cache_ttl),
             identity: Arc::new(Identity::new(config.identity.clone())),
+            mailer: Arc::new(Mailer::new(&config.mail)),
             limits: Arc::new(RateLimits::new(&config.rate_limits)),
             config: Arc::new(config),
             store,

@@ -16,6 +16,7 @@ pub mod creators;
 pub mod credits;
 mod error;
 pub mod import;
+pub mod invites;
 pub mod orgs;
 mod postgres;
 pub mod refresh;
@@ -37,6 +38,7 @@ pub use creators::{
 pub use credits::{CappedCharge, Charge, CreditStore};
 pub use error::StoreError;
 pub use import::{ImportOutcome, ImportRow, ImportStore};
+pub use invites::{AcceptOutcome, DeclineOutcome, Invitation, InviteResult, InviteStore};
 pub use orgs::{ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization};
 pub use refresh::{CatalogMeta, DueVideo, RefreshOutcome, RefreshStore, RefreshWrite};
 pub use usage::{UsageDay, UsageDelta, UsageStore};
@@ -101,6 +103,7 @@ pub trait Store:
     + AnalyticsStore
     + ImportStore
     + UserStore
+    + InviteStore
     + Send
     + Sync
     + std::fmt::Debug

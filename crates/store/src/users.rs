@@ -209,10 +209,12 @@ macro_rules! user_store_impl {
                         }
                     }
                     None => {
+                        // A first sign-in often comes as a burst of requests:
+                        // the losers of the insert race read the winner's row.
                         let id = vidpulse_domain::UserId::new();
-                        sqlx::query(sql(
+                        let inserted = sqlx::query(sql(
                             "INSERT INTO users (id, subject, email, email_lower, created_at)
-                             VALUES ($1, $2, $3, $4, $5)",
+                             VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
                             $sqlite,
                         ))
                         .bind(id.0)
@@ -221,12 +223,32 @@ macro_rules! user_store_impl {
                         .bind(email.to_lowercase())
                         .bind(now)
                         .execute(&mut *tx)
-                        .await?;
-                        User {
-                            id,
-                            subject: Some(subject.to_owned()),
-                            email: email.to_owned(),
-                            language: "en".to_owned(),
+                        .await?
+                        .rows_affected()
+                            == 1;
+                        if inserted {
+                            User {
+                                id,
+                                subject: Some(subject.to_owned()),
+                                email: email.to_owned(),
+                                language: "en".to_owned(),
+                            }
+                        } else {
+                            let winner: Option<Row> = sqlx::query_as(sql(
+                                "SELECT id, subject, email, language FROM users WHERE subject = $1",
+                                $sqlite,
+                            ))
+                            .bind(subject)
+                            .fetch_optional(&mut *tx)
+                            .await?;
+                            match winner {
+                                Some(row) => user(row),
+                                None => {
+                                    return Err($crate::StoreError::Conflict {
+                                        constraint: "users_email_lower".to_owned(),
+                                    });
+                                }
+                            }
                         }
                     }
                 };

@@ -54,9 +54,9 @@ pub enum LogFormat {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the public API, the dashboard API, health endpoints and the worker in one process.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Run the background worker alone.
-    Worker(RuntimeArgs),
+    Worker(Box<RuntimeArgs>),
     /// Apply database migrations and exit.
     Migrate,
     /// Administrative commands (print one JSON object on stdout).
@@ -83,9 +83,54 @@ pub struct ServeArgs {
     /// Dashboard identity (JWT) settings.
     #[command(flatten)]
     pub identity: IdentityArgs,
+    /// E-mail and invitation settings.
+    #[command(flatten)]
+    pub mail: MailArgs,
     /// Runtime settings shared with `worker`.
     #[command(flatten)]
     pub runtime: RuntimeArgs,
+}
+
+/// E-mail and invitation settings of `serve`.
+#[derive(Debug, Clone, Args)]
+pub struct MailArgs {
+    /// SMTP server for e-mail, `smtp://user:pass@host:port` or `smtps://…`
+    /// (default: write `.eml` files to the outbox folder).
+    #[arg(long, env = "VIDPULSE_SMTP_URL", hide_env_values = true, value_parser = parse_secret)]
+    pub smtp_url: Option<Secret>,
+    /// Sender of e-mails.
+    #[arg(
+        long,
+        env = "VIDPULSE_MAIL_FROM",
+        default_value = "vidpulse <no-reply@vidpulse.localhost>"
+    )]
+    pub mail_from: String,
+    /// Where e-mails are written without SMTP.
+    #[arg(long, env = "VIDPULSE_OUTBOX_DIR", default_value = "data/outbox")]
+    pub outbox_dir: PathBuf,
+    /// The dashboard's address, for links in e-mails.
+    #[arg(
+        long,
+        env = "VIDPULSE_DASHBOARD_URL",
+        default_value = "http://127.0.0.1:8080"
+    )]
+    pub dashboard_url: String,
+    /// Seconds an invitation stays valid.
+    #[arg(long, env = "VIDPULSE_INVITE_TTL_SECS", default_value_t = 604_800,
+          value_parser = clap::value_parser!(u64).range(1..=31_536_000))]
+    pub invite_ttl_secs: u64,
+}
+
+impl MailArgs {
+    /// The API's mail settings.
+    pub fn config(&self) -> vidpulse_api::mail::MailConfig {
+        vidpulse_api::mail::MailConfig {
+            smtp_url: self.smtp_url.as_ref().map(|s| s.0.clone()),
+            from: self.mail_from.clone(),
+            outbox: self.outbox_dir.clone(),
+            dashboard_url: self.dashboard_url.clone(),
+        }
+    }
 }
 
 /// Dashboard identity settings, shared by `serve` and `admin issue-token`.

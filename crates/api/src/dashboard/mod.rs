@@ -8,6 +8,7 @@ use crate::state::AppState;
 pub mod access;
 pub mod api_keys;
 pub mod identity;
+pub mod invitations;
 pub mod organizations;
 pub mod settings;
 pub mod team;
@@ -18,5 +19,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(organizations::router())
         .merge(settings::router())
         .merge(team::router())
+        .merge(invitations::router())
         .merge(api_keys::router())
 }

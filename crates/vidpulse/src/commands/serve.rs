@@ -42,9 +42,15 @@ pub async fn run(database_url: &str, args: &ServeArgs) -> anyhow::Result<()> {
         .await
         .context("cannot open the database")?;
     let (source, resolver) = platform_sources(&settings).await?;
+    let mail = args.mail.config();
+    vidpulse_api::mail::Mailer::new(&mail)
+        .check()
+        .map_err(anyhow::Error::msg)?;
     let api = ApiConfig {
         upgrade_url: args.upgrade_url.clone(),
         identity: args.identity.config(),
+        invite_ttl: chrono::Duration::seconds(args.mail.invite_ttl_secs as i64),
+        mail,
         ..ApiConfig::default()
     };
     let refresh = RefreshConfig {

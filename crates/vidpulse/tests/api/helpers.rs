@@ -78,8 +78,13 @@ impl TestApp {
     }
 
     /// Starts a server on an existing database.
-    pub async fn start(db: TestDb, config: TestConfig) -> Self {
+    pub async fn start(db: TestDb, mut config: TestConfig) -> Self {
         vidpulse_platforms::http::install_crypto_provider();
+        if config.api.mail.outbox == vidpulse_api::mail::MailConfig::default().outbox {
+            // Never the working directory's data/ folder.
+            config.api.mail.outbox =
+                std::env::temp_dir().join(format!("vidpulse-outbox-{}", uuid::Uuid::new_v4()));
+        }
         let now = Utc::now()
             .duration_trunc(chrono::Duration::microseconds(1))
             .unwrap();

@@ -9,6 +9,7 @@ mod dashboard;
 mod errors;
 mod health;
 mod helpers;
+mod invitations;
 mod live;
 mod patch;
 mod reads;

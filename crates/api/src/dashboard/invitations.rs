@@ -1,0 +1,342 @@
+//! Team invitations (spec: dashboard-api.md, "Invitation"): admins invite up
+//! to three addresses at a time; the invited person accepts or declines with
+//! a token for that address. Each invitation is e-mailed (SMTP or outbox); an
+//! address whose e-mail cannot be sent lands in `failed` and is not invited.
+
+use axum::Json;
+use axum::extract::State;
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+use vidpulse_domain::identity::{Role, is_plausible_email};
+use vidpulse_store::{AcceptOutcome, DeclineOutcome, InviteResult};
+
+use crate::dashboard::access::OrgAuth;
+use crate::dashboard::identity::UserAuth;
+use crate::dashboard::team::{Message, uuid_field};
+use crate::envelope::{Envelope, Meta, ok};
+use crate::error::{ApiError, ErrorCode};
+use crate::extract::JsonBody;
+use crate::mail::InvitationMail;
+use crate::middleware::RequestContext;
+use crate::state::AppState;
+
+/// Most addresses per invite request.
+pub const MAX_INVITES: usize = 3;
+
+/// The invitation routes.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(invite))
+        .routes(routes!(pending_count))
+        .routes(routes!(accept))
+        .routes(routes!(decline))
+}
+
+/// An address and role.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Invitee {
+    /// E-mail address.
+    pub email: String,
+    /// Role offered.
+    pub role: String,
+}
+
+/// An address that was not invited, and why.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct FailedInvite {
+    /// E-mail address.
+    pub email: String,
+    /// Role asked for.
+    pub role: String,
+    /// Why: `already_member`, `already_invited` or `email_failed`.
+    pub reason: String,
+}
+
+/// The result of an invite request.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InviteData {
+    /// Invited and e-mailed.
+    pub sent: Vec<Invitee>,
+    /// Not invited.
+    pub failed: Vec<FailedInvite>,
+}
+
+/// The pending count.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PendingCount {
+    /// Invitations sent, not accepted, not expired.
+    pub count: i64,
+}
+
+/// What an accept answers.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Accepted {
+    /// The organization joined.
+    pub organization_id: Uuid,
+    /// Its name.
+    pub organization_name: String,
+    /// Set when the caller was a member already.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// The `invites` of a request: 1 to 3 `{email, role}` with distinct addresses.
+fn invites_of(body: &Value) -> Result<Vec<(String, Role)>, ApiError> {
+    let Some(obj) = body.as_object() else {
+        return Err(ApiError::validation(
+            "body",
+            "The body must be a JSON object",
+        ));
+    };
+    let Some(Value::Array(items)) = obj.get("invites") else {
+        return Err(ApiError::validation(
+            "invites",
+            "`invites` must be an array",
+        ));
+    };
+    if items.is_empty() || items.len() > MAX_INVITES {
+        return Err(ApiError::validation(
+            "invites",
+            format!("`invites` must hold 1 to {MAX_INVITES} entries"),
+        ));
+    }
+    let mut out: Vec<(String, Role)> = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let field = |name: &str| format!("invites[{i}].{name}");
+        let email = match item.get("email") {
+            Some(Value::String(s)) if is_plausible_email(s.trim()) => s.trim().to_owned(),
+            _ => {
+                return Err(ApiError::validation(
+                    &field("email"),
+                    "`email` must be an e-mail address",
+                ));
+            }
+        };
+        let role = match item
+            .get("role")
+            .and_then(Value::as_str)
+            .and_then(Role::parse)
+        {
+            Some(r) if r != Role::Owner => r,
+            _ => {
+                return Err(ApiError::validation(
+                    &field("role"),
+                    "`role` must be viewer, editor or admin",
+                ));
+            }
+        };
+        if out.iter().any(|(e, _)| e.eq_ignore_ascii_case(&email)) {
+            return Err(ApiError::validation(
+                &field("email"),
+                "The address is listed twice",
+            ));
+        }
+        out.push((email, role));
+    }
+    Ok(out)
+}
+
+/// Invites up to three addresses. Admins.
+#[utoipa::path(
+    post, path = "/organizations/team/invite", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    request_body(content = Object, description = "`{\"invites\": [{\"email\": \"a@b.co\", \"role\": \"editor\"}]}`"),
+    responses(
+        (status = 200, description = "Sent and failed addresses", body = Envelope<InviteData>),
+        (status = 400, description = "VALIDATION_ERROR with `field`"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn invite(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Envelope<InviteData>>, ApiError> {
+    auth.require(Role::Admin)?;
+    let invites = invites_of(&body)?;
+    let now = app.clock.now();
+    let expires_at = now + app.config.invite_ttl;
+    let settings = app
+        .store
+        .organization_settings(auth.org)
+        .await?
+        .ok_or_else(|| ApiError::not_found("No such organization"))?;
+    let results = app
+        .store
+        .create_invitations(auth.org, auth.user.id, &invites, expires_at, now)
+        .await?;
+    let mut data = InviteData {
+        sent: Vec::new(),
+        failed: Vec::new(),
+    };
+    for ((email, role), result) in invites.into_iter().zip(results) {
+        let failed = |reason: &str| FailedInvite {
+            email: email.clone(),
+            role: role.as_str().to_owned(),
+            reason: reason.to_owned(),
+        };
+        match result {
+            InviteResult::AlreadyMember => data.failed.push(failed("already_member")),
+            InviteResult::AlreadyInvited => data.failed.push(failed("already_invited")),
+            InviteResult::Created(inv) => {
+                let mail = InvitationMail {
+                    to: &inv.email,
+                    organization: &settings.name,
+                    role: role.as_str(),
+                    invite_id: inv.id,
+                    expires_at: inv.expires_at,
+                };
+                match app.mailer.send_invitation(&mail).await {
+                    Ok(()) => data.sent.push(Invitee {
+                        email: email.clone(),
+                        role: role.as_str().to_owned(),
+                    }),
+                    Err(why) => {
+                        tracing::warn!(invite = %inv.id, error = %why, "invitation e-mail not sent");
+                        app.store.delete_invitation(inv.id).await?;
+                        data.failed.push(failed("email_failed"));
+                    }
+                }
+            }
+        }
+    }
+    Ok(ok(data, Meta::of(&ctx)))
+}
+
+/// Invitations sent, not accepted, not expired. Any member.
+#[utoipa::path(
+    get, path = "/organizations/team/pending-invites/count", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    responses((status = 200, description = "Count", body = Envelope<PendingCount>)),
+    security(("bearer_jwt" = []))
+)]
+async fn pending_count(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+) -> Result<Json<Envelope<PendingCount>>, ApiError> {
+    let count = app
+        .store
+        .pending_invitations(auth.org, app.clock.now())
+        .await?;
+    Ok(ok(PendingCount { count }, Meta::of(&ctx)))
+}
+
+fn not_found() -> ApiError {
+    ApiError::not_found("No such invitation")
+}
+
+fn wrong_email() -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::FORBIDDEN,
+        ErrorCode::InsufficientPermissions,
+        "This invitation is for another e-mail address",
+    )
+}
+
+fn expired() -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::GONE,
+        ErrorCode::InviteExpired,
+        "This invitation has expired; ask for a new one",
+    )
+}
+
+fn not_pending() -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::CONFLICT,
+        ErrorCode::InviteNotPending,
+        "This invitation was already answered",
+    )
+}
+
+/// Accepts an invitation for the caller's address (no organization header).
+#[utoipa::path(
+    post, path = "/organizations/team/invite/accept", tag = "dashboard",
+    request_body(content = Object, description = "`{\"invite_id\": \"<uuid>\"}`"),
+    responses(
+        (status = 200, description = "Joined, or a member already (with `message`)", body = Envelope<Accepted>),
+        (status = 400, description = "VALIDATION_ERROR"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS: the invitation is for another address"),
+        (status = 404, description = "NOT_FOUND"),
+        (status = 409, description = "INVITE_NOT_PENDING: declined"),
+        (status = 410, description = "INVITE_EXPIRED"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn accept(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: UserAuth,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Envelope<Accepted>>, ApiError> {
+    let id = uuid_field(&body, "invite_id")?;
+    let outcome = app
+        .store
+        .accept_invitation(id, auth.user.id, &auth.user.email, app.clock.now())
+        .await?;
+    let (org, name, message) = match outcome {
+        AcceptOutcome::Joined(org, name) => (org, name, None),
+        AcceptOutcome::AlreadyMember(org, name) => (
+            org,
+            name,
+            Some("You are already a member of this organization".to_owned()),
+        ),
+        AcceptOutcome::NotFound => return Err(not_found()),
+        AcceptOutcome::WrongEmail => return Err(wrong_email()),
+        AcceptOutcome::Expired => return Err(expired()),
+        AcceptOutcome::NotPending => return Err(not_pending()),
+    };
+    Ok(ok(
+        Accepted {
+            organization_id: org.0,
+            organization_name: name,
+            message,
+        },
+        Meta::of(&ctx),
+    ))
+}
+
+/// Declines an invitation for the caller's address (no organization header).
+#[utoipa::path(
+    post, path = "/organizations/team/invite/decline", tag = "dashboard",
+    request_body(content = Object, description = "`{\"invite_id\": \"<uuid>\"}`"),
+    responses(
+        (status = 200, description = "Declined", body = Envelope<Message>),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS: the invitation is for another address"),
+        (status = 404, description = "NOT_FOUND"),
+        (status = 409, description = "INVITE_NOT_PENDING"),
+        (status = 410, description = "INVITE_EXPIRED"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn decline(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: UserAuth,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Envelope<Message>>, ApiError> {
+    let id = uuid_field(&body, "invite_id")?;
+    match app
+        .store
+        .decline_invitation(id, &auth.user.email, app.clock.now())
+        .await?
+    {
+        DeclineOutcome::Declined => Ok(ok(
+            Message {
+                message: "Invitation declined".into(),
+            },
+            Meta::of(&ctx),
+        )),
+        DeclineOutcome::NotFound => Err(not_found()),
+        DeclineOutcome::WrongEmail => Err(wrong_email()),
+        DeclineOutcome::Expired => Err(expired()),
+        DeclineOutcome::NotPending => Err(not_pending()),
+    }
+}

@@ -1,0 +1,362 @@
+//! Team invitations: created by admins, accepted or declined by the invited
+//! address, expired when their time passes (marked on every read). One
+//! implementation for both backends ([`invite_store_impl`]).
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+use vidpulse_domain::identity::Role;
+use vidpulse_domain::{OrgId, UserId};
+
+use crate::StoreError;
+
+/// A pending invitation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invitation {
+    /// Id.
+    pub id: Uuid,
+    /// The organization.
+    pub organization_id: OrgId,
+    /// The invited address, as given.
+    pub email: String,
+    /// The role it grants.
+    pub role: Role,
+    /// When it lapses.
+    pub expires_at: DateTime<Utc>,
+}
+
+/// What became of one address of an invite request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InviteResult {
+    /// A new pending invitation.
+    Created(Invitation),
+    /// The address is already a member.
+    AlreadyMember,
+    /// A pending invitation for the address exists.
+    AlreadyInvited,
+}
+
+/// What an accept did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AcceptOutcome {
+    /// The caller joined the organization (id, name).
+    Joined(OrgId, String),
+    /// The caller was a member already (id, name): success with a message.
+    AlreadyMember(OrgId, String),
+    /// No such invitation.
+    NotFound,
+    /// The invitation is for another address.
+    WrongEmail,
+    /// The invitation has expired (and is now marked so).
+    Expired,
+    /// The invitation was declined.
+    NotPending,
+}
+
+/// What a decline did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeclineOutcome {
+    /// Declined.
+    Declined,
+    /// No such invitation.
+    NotFound,
+    /// The invitation is for another address.
+    WrongEmail,
+    /// The invitation has expired.
+    Expired,
+    /// The invitation is no longer pending.
+    NotPending,
+}
+
+/// Team invitations.
+#[async_trait]
+pub trait InviteStore {
+    /// Invites each `(email, role)` to `org`, in one transaction.
+    async fn create_invitations(
+        &self,
+        org: OrgId,
+        invited_by: UserId,
+        invites: &[(String, Role)],
+        expires_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<InviteResult>, StoreError>;
+
+    /// Forgets an invitation whose e-mail could not be sent.
+    async fn delete_invitation(&self, id: Uuid) -> Result<(), StoreError>;
+
+    /// Invitations of `org` sent, not accepted, not expired (expired ones are
+    /// marked first).
+    async fn pending_invitations(&self, org: OrgId, now: DateTime<Utc>) -> Result<i64, StoreError>;
+
+    /// Accepts invitation `id` for the user `user` whose address is `email`.
+    async fn accept_invitation(
+        &self,
+        id: Uuid,
+        user: UserId,
+        email: &str,
+        now: DateTime<Utc>,
+    ) -> Result<AcceptOutcome, StoreError>;
+
+    /// Declines invitation `id` for the address `email`.
+    async fn decline_invitation(
+        &self,
+        id: Uuid,
+        email: &str,
+        now: DateTime<Utc>,
+    ) -> Result<DeclineOutcome, StoreError>;
+}
+
+/// Implements [`InviteStore`] for a backend (see [`crate::users::user_store_impl`]).
+macro_rules! invite_store_impl {
+    ($store:ty, $sqlite:expr) => {
+        #[async_trait::async_trait]
+        impl $crate::invites::InviteStore for $store {
+            async fn create_invitations(
+                &self,
+                org: vidpulse_domain::OrgId,
+                invited_by: vidpulse_domain::UserId,
+                invites: &[(String, vidpulse_domain::identity::Role)],
+                expires_at: chrono::DateTime<chrono::Utc>,
+                now: chrono::DateTime<chrono::Utc>,
+            ) -> Result<Vec<$crate::invites::InviteResult>, $crate::StoreError> {
+                use $crate::invites::{InviteResult, Invitation};
+                use $crate::users::sql;
+                let mut tx = self.write_tx().await?;
+                sqlx::query(sql(
+                    "UPDATE invitations SET status = 'expired'
+                     WHERE organization_id = $1 AND status = 'pending' AND expires_at <= $2",
+                    $sqlite,
+                ))
+                .bind(org.0)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                let mut out = Vec::with_capacity(invites.len());
+                for (email, role) in invites {
+                    let lower = email.to_lowercase();
+                    let members: i64 = sqlx::query_scalar(sql(
+                        "SELECT count(*) FROM memberships m JOIN users u ON u.id = m.user_id
+                         WHERE m.organization_id = $1 AND u.email_lower = $2",
+                        $sqlite,
+                    ))
+                    .bind(org.0)
+                    .bind(&lower)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                    if members > 0 {
+                        out.push(InviteResult::AlreadyMember);
+                        continue;
+                    }
+                    let id = uuid::Uuid::now_v7();
+                    let inserted = sqlx::query(sql(
+                        "INSERT INTO invitations (id, organization_id, email, email_lower, role,
+                            status, invited_by, created_at, expires_at)
+                         VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8)
+                         ON CONFLICT DO NOTHING",
+                        $sqlite,
+                    ))
+                    .bind(id)
+                    .bind(org.0)
+                    .bind(email)
+                    .bind(&lower)
+                    .bind(role.as_str())
+                    .bind(invited_by.0)
+                    .bind(now)
+                    .bind(expires_at)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected()
+                        == 1;
+                    out.push(if inserted {
+                        InviteResult::Created(Invitation {
+                            id,
+                            organization_id: org,
+                            email: email.clone(),
+                            role: *role,
+                            expires_at,
+                        })
+                    } else {
+                        InviteResult::AlreadyInvited
+                    });
+                }
+                tx.commit().await?;
+                Ok(out)
+            }
+
+            async fn delete_invitation(&self, id: uuid::Uuid) -> Result<(), $crate::StoreError> {
+                use $crate::users::sql;
+                let mut tx = self.write_tx().await?;
+                sqlx::query(sql("DELETE FROM invitations WHERE id = $1", $sqlite))
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn pending_invitations(
+                &self,
+                org: vidpulse_domain::OrgId,
+                now: chrono::DateTime<chrono::Utc>,
+            ) -> Result<i64, $crate::StoreError> {
+                use $crate::users::sql;
+                let mut tx = self.write_tx().await?;
+                sqlx::query(sql(
+                    "UPDATE invitations SET status = 'expired'
+                     WHERE organization_id = $1 AND status = 'pending' AND expires_at <= $2",
+                    $sqlite,
+                ))
+                .bind(org.0)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                let n: i64 = sqlx::query_scalar(sql(
+                    "SELECT count(*) FROM invitations WHERE organization_id = $1 AND status = 'pending'",
+                    $sqlite,
+                ))
+                .bind(org.0)
+                .fetch_one(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(n)
+            }
+
+            async fn accept_invitation(
+                &self,
+                id: uuid::Uuid,
+                user: vidpulse_domain::UserId,
+                email: &str,
+                now: chrono::DateTime<chrono::Utc>,
+            ) -> Result<$crate::invites::AcceptOutcome, $crate::StoreError> {
+                use $crate::invites::AcceptOutcome;
+                use $crate::users::sql;
+                type Row = (uuid::Uuid, String, String, String, chrono::DateTime<chrono::Utc>, String);
+                let mut tx = self.write_tx().await?;
+                // Locks the invitation (PostgreSQL): concurrent accepts queue
+                // and the later ones find it accepted.
+                let row: Option<Row> = sqlx::query_as(sql(
+                    if $sqlite {
+                        "SELECT i.organization_id, o.name, i.email_lower, i.status, i.expires_at, i.role
+                         FROM invitations i JOIN organizations o ON o.id = i.organization_id
+                         WHERE i.id = $1"
+                    } else {
+                        "SELECT i.organization_id, o.name, i.email_lower, i.status, i.expires_at, i.role
+                         FROM invitations i JOIN organizations o ON o.id = i.organization_id
+                         WHERE i.id = $1 FOR UPDATE OF i"
+                    },
+                    $sqlite,
+                ))
+                .bind(id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some((org, name, invited, status, expires_at, role)) = row else {
+                    return Ok(AcceptOutcome::NotFound);
+                };
+                if invited != email.to_lowercase() {
+                    return Ok(AcceptOutcome::WrongEmail);
+                }
+                let org = vidpulse_domain::OrgId(org);
+                let outcome = match status.as_str() {
+                    "pending" if expires_at <= now => {
+                        sqlx::query(sql(
+                            "UPDATE invitations SET status = 'expired' WHERE id = $1",
+                            $sqlite,
+                        ))
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await?;
+                        AcceptOutcome::Expired
+                    }
+                    "pending" | "accepted" => {
+                        let joined = sqlx::query(sql(
+                            "INSERT INTO memberships (organization_id, user_id, role, created_at)
+                             VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                            $sqlite,
+                        ))
+                        .bind(org.0)
+                        .bind(user.0)
+                        .bind(&role)
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected()
+                            == 1;
+                        sqlx::query(sql(
+                            "UPDATE invitations SET status = 'accepted',
+                               accepted_at = coalesce(accepted_at, $2), responded_at = coalesce(responded_at, $2)
+                             WHERE id = $1",
+                            $sqlite,
+                        ))
+                        .bind(id)
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await?;
+                        if joined {
+                            AcceptOutcome::Joined(org, name)
+                        } else {
+                            AcceptOutcome::AlreadyMember(org, name)
+                        }
+                    }
+                    "expired" => AcceptOutcome::Expired,
+                    _ => AcceptOutcome::NotPending,
+                };
+                tx.commit().await?;
+                Ok(outcome)
+            }
+
+            async fn decline_invitation(
+                &self,
+                id: uuid::Uuid,
+                email: &str,
+                now: chrono::DateTime<chrono::Utc>,
+            ) -> Result<$crate::invites::DeclineOutcome, $crate::StoreError> {
+                use $crate::invites::DeclineOutcome;
+                use $crate::users::sql;
+                let mut tx = self.write_tx().await?;
+                let row: Option<(String, String, chrono::DateTime<chrono::Utc>)> =
+                    sqlx::query_as(sql(
+                        "SELECT email_lower, status, expires_at FROM invitations WHERE id = $1",
+                        $sqlite,
+                    ))
+                    .bind(id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+                let Some((invited, status, expires_at)) = row else {
+                    return Ok(DeclineOutcome::NotFound);
+                };
+                if invited != email.to_lowercase() {
+                    return Ok(DeclineOutcome::WrongEmail);
+                }
+                let outcome = match status.as_str() {
+                    "pending" if expires_at <= now => {
+                        sqlx::query(sql(
+                            "UPDATE invitations SET status = 'expired' WHERE id = $1",
+                            $sqlite,
+                        ))
+                        .bind(id)
+                        .execute(&mut *tx)
+                        .await?;
+                        DeclineOutcome::Expired
+                    }
+                    "pending" => {
+                        sqlx::query(sql(
+                            "UPDATE invitations SET status = 'declined', responded_at = $2
+                             WHERE id = $1 AND status = 'pending'",
+                            $sqlite,
+                        ))
+                        .bind(id)
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await?;
+                        DeclineOutcome::Declined
+                    }
+                    "expired" => DeclineOutcome::Expired,
+                    _ => DeclineOutcome::NotPending,
+                };
+                tx.commit().await?;
+                Ok(outcome)
+            }
+        }
+    };
+}
+pub(crate) use invite_store_impl;

@@ -1,0 +1,451 @@
+//! Team invitations end to end: e-mail to a local SMTP server and to the
+//! outbox, expiry, accept and decline rules, concurrent accepts.
+
+use std::sync::{Arc, Mutex};
+
+use chrono::Duration;
+use reqwest::Method;
+use rstest::rstest;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use vidpulse_api::dashboard::identity::IdentityConfig;
+use vidpulse_domain::Clock;
+use vidpulse_store::Backend;
+
+use crate::helpers::{Answer, TestApp, TestConfig, assert_nested_error};
+
+async fn token(app: &TestApp, email: &str) -> String {
+    vidpulse::commands::admin::issue_token(
+        &app.store,
+        IdentityConfig::default(),
+        email,
+        None,
+        30 * 24 * 3600,
+        app.clock.now(),
+    )
+    .await
+    .unwrap()
+    .token
+}
+
+async fn call(app: &TestApp, path: &str, token: &str, org: Option<&str>, body: &Value) -> Answer {
+    let mut req = app
+        .client
+        .request(Method::POST, app.url(path))
+        .bearer_auth(token)
+        .json(body);
+    if let Some(org) = org {
+        req = req.header("X-Organization-ID", org);
+    }
+    TestApp::answer(req.send().await.unwrap()).await
+}
+
+async fn pending(app: &TestApp, token: &str, org: &str) -> i64 {
+    let req = app
+        .client
+        .get(app.url("/organizations/team/pending-invites/count"))
+        .bearer_auth(token)
+        .header("X-Organization-ID", org);
+    let a = TestApp::answer(req.send().await.unwrap()).await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    a.body["data"]["count"].as_i64().unwrap()
+}
+
+/// An organization whose admin is `boss@example.com`.
+async fn org(app: &TestApp) -> (String, String) {
+    let boss = token(app, "boss@example.com").await;
+    let a = call(
+        app,
+        "/organizations/register",
+        &boss,
+        None,
+        &json!({"name": "Acme"}),
+    )
+    .await;
+    (
+        boss,
+        a.body["data"]["organization_id"]
+            .as_str()
+            .unwrap()
+            .to_owned(),
+    )
+}
+
+/// A minimal SMTP server on a free port that keeps every message's data.
+async fn smtp_server() -> (u16, Arc<Mutex<Vec<String>>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let inbox = Arc::new(Mutex::new(Vec::new()));
+    let kept = inbox.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((socket, _)) = listener.accept().await else {
+                return;
+            };
+            let kept = kept.clone();
+            tokio::spawn(async move {
+                let (read, mut write) = socket.into_split();
+                let mut lines = BufReader::new(read).lines();
+                write.write_all(b"220 test ESMTP\r\n").await.unwrap();
+                let mut data: Option<String> = None;
+                while let Ok(Some(line)) = lines.next_line().await {
+                    if let Some(body) = data.as_mut() {
+                        if line == "." {
+                            kept.lock().unwrap().push(std::mem::take(body));
+                            data = None;
+                            write.write_all(b"250 queued\r\n").await.unwrap();
+                        } else {
+                            body.push_str(&line);
+                            body.push('\n');
+                        }
+                        continue;
+                    }
+                    let verb = line.get(..4).unwrap_or("").to_ascii_uppercase();
+                    let reply: &[u8] = match verb.as_str() {
+                        "EHLO" | "HELO" => b"250 test\r\n",
+                        "DATA" => {
+                            data = Some(String::new());
+                            b"354 go ahead\r\n"
+                        }
+                        "QUIT" => {
+                            write.write_all(b"221 bye\r\n").await.unwrap();
+                            return;
+                        }
+                        _ => b"250 ok\r\n",
+                    };
+                    write.write_all(reply).await.unwrap();
+                }
+            });
+        }
+    });
+    (port, inbox)
+}
+
+#[rstest]
+#[tokio::test]
+async fn invitations_are_mailed_accepted_declined_and_counted(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (port, inbox) = smtp_server().await;
+    let mut config = TestConfig::default();
+    config.api.mail.smtp_url = Some(format!("smtp://127.0.0.1:{port}"));
+    let app = TestApp::spawn_with(backend, config).await;
+    let (boss, org) = org(&app).await;
+
+    let a = call(
+        &app,
+        "/organizations/team/invite",
+        &boss,
+        Some(&org),
+        &json!({"invites": [
+            {"email": "Ann@Example.com", "role": "editor"},
+            {"email": "bob@example.com", "role": "viewer"},
+            {"email": "boss@example.com", "role": "viewer"},
+        ]}),
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(
+        a.body["data"]["sent"],
+        json!([{"email": "Ann@Example.com", "role": "editor"}, {"email": "bob@example.com", "role": "viewer"}])
+    );
+    assert_eq!(a.body["data"]["failed"][0]["reason"], "already_member");
+    assert_eq!(pending(&app, &boss, &org).await, 2);
+    let mails = inbox.lock().unwrap().clone();
+    assert_eq!(mails.len(), 2);
+    assert!(mails[0].contains("Join Acme on vidpulse"), "{}", mails[0]);
+    // The message carries the invitation id; read it from the first mail.
+    let id = mails
+        .iter()
+        .find(|m| m.contains("Ann@Example.com"))
+        .and_then(|m| m.split("/invitations/").nth(1))
+        .map(|rest| rest[..36].to_owned())
+        .unwrap();
+
+    // Inviting a pending address again fails for that address.
+    let a = call(
+        &app,
+        "/organizations/team/invite",
+        &boss,
+        Some(&org),
+        &json!({"invites": [{"email": "ann@example.com", "role": "admin"}]}),
+    )
+    .await;
+    assert_eq!(a.body["data"]["failed"][0]["reason"], "already_invited");
+
+    // Someone else cannot accept it; the invited address can, case-insensitively.
+    let bob = token(&app, "bob@example.com").await;
+    let a = call(
+        &app,
+        "/organizations/team/invite/accept",
+        &bob,
+        None,
+        &json!({"invite_id": id}),
+    )
+    .await;
+    assert_nested_error(&a, 403, "INSUFFICIENT_PERMISSIONS");
+    let ann = token(&app, "ann@example.com").await;
+    let a = call(
+        &app,
+        "/organizations/team/invite/accept",
+        &ann,
+        None,
+        &json!({"invite_id": id}),
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(a.body["data"]["organization_id"], org.as_str());
+    assert_eq!(a.body["data"]["organization_name"], "Acme");
+    assert!(a.body["data"].get("message").is_none());
+    // Accepting again: success, with a message.
+    let a = call(
+        &app,
+        "/organizations/team/invite/accept",
+        &ann,
+        None,
+        &json!({"invite_id": id}),
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert!(a.body["data"]["message"].is_string());
+    assert_eq!(pending(&app, &ann, &org).await, 1);
+    // Ann is an editor: she cannot invite.
+    let a = call(
+        &app,
+        "/organizations/team/invite",
+        &ann,
+        Some(&org),
+        &json!({"invites": [{"email": "c@example.com", "role": "viewer"}]}),
+    )
+    .await;
+    assert_nested_error(&a, 403, "INSUFFICIENT_PERMISSIONS");
+
+    // Bob declines his; then cannot accept it.
+    let bob_id = mails
+        .iter()
+        .find(|m| m.contains("bob@example.com"))
+        .and_then(|m| m.split("/invitations/").nth(1))
+        .map(|rest| rest[..36].to_owned())
+        .unwrap();
+    let a = call(
+        &app,
+        "/organizations/team/invite/decline",
+        &bob,
+        None,
+        &json!({"invite_id": bob_id}),
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    let a = call(
+        &app,
+        "/organizations/team/invite/accept",
+        &bob,
+        None,
+        &json!({"invite_id": bob_id}),
+    )
+    .await;
+    assert_nested_error(&a, 409, "INVITE_NOT_PENDING");
+    assert_eq!(pending(&app, &boss, &org).await, 0);
+
+    for (body, status, code) in [
+        (
+            json!({"invite_id": uuid::Uuid::new_v4().to_string()}),
+            404,
+            "NOT_FOUND",
+        ),
+        (json!({"invite_id": "nope"}), 400, "VALIDATION_ERROR"),
+        (json!({}), 400, "VALIDATION_ERROR"),
+    ] {
+        let a = call(&app, "/organizations/team/invite/accept", &bob, None, &body).await;
+        assert_nested_error(&a, status, code);
+        let a = call(
+            &app,
+            "/organizations/team/invite/decline",
+            &bob,
+            None,
+            &body,
+        )
+        .await;
+        assert_nested_error(&a, status, code);
+    }
+}
+
+#[rstest]
+#[tokio::test]
+async fn invite_requests_are_validated(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let (boss, org) = org(&app).await;
+    let one = |email: &str, role: &str| json!({"email": email, "role": role});
+    for (body, field) in [
+        (json!({}), "invites"),
+        (json!({"invites": []}), "invites"),
+        (json!({"invites": "a@b.co"}), "invites"),
+        (
+            json!({"invites": [one("a@b.co", "viewer"), one("b@b.co", "viewer"), one("c@b.co", "viewer"), one("d@b.co", "viewer")]}),
+            "invites",
+        ),
+        (
+            json!({"invites": [one("nobody", "viewer")]}),
+            "invites[0].email",
+        ),
+        (
+            json!({"invites": [one("a@b.co", "owner")]}),
+            "invites[0].role",
+        ),
+        (
+            json!({"invites": [one("a@b.co", "boss")]}),
+            "invites[0].role",
+        ),
+        (
+            json!({"invites": [one("a@b.co", "viewer"), one("A@B.co", "editor")]}),
+            "invites[1].email",
+        ),
+    ] {
+        let a = call(&app, "/organizations/team/invite", &boss, Some(&org), &body).await;
+        assert_nested_error(&a, 400, "VALIDATION_ERROR");
+        assert_eq!(a.body["error"]["field"], field, "{body}");
+    }
+    assert_eq!(pending(&app, &boss, &org).await, 0);
+}
+
+#[rstest]
+#[tokio::test]
+async fn without_smtp_invitations_land_in_the_outbox_and_expire(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let outbox = tempfile::tempdir().unwrap();
+    let mut config = TestConfig::default();
+    config.api.mail.outbox = outbox.path().join("outbox");
+    config.api.invite_ttl = Duration::seconds(60);
+    let app = TestApp::spawn_with(backend, config).await;
+    let (boss, org) = org(&app).await;
+    let invite = json!({"invites": [{"email": "ann@example.com", "role": "viewer"}]});
+    let a = call(
+        &app,
+        "/organizations/team/invite",
+        &boss,
+        Some(&org),
+        &invite,
+    )
+    .await;
+    assert_eq!(
+        a.body["data"]["sent"].as_array().unwrap().len(),
+        1,
+        "{}",
+        a.body
+    );
+    let files: Vec<_> = std::fs::read_dir(outbox.path().join("outbox"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1);
+    assert_eq!(files[0].extension().unwrap(), "eml");
+    let mail = std::fs::read_to_string(&files[0]).unwrap();
+    let id = mail.split("/invitations/").nth(1).unwrap()[..36].to_owned();
+
+    // A minute later it has expired: not counted, not acceptable, re-invitable.
+    app.advance(Duration::seconds(61));
+    assert_eq!(pending(&app, &boss, &org).await, 0);
+    let ann = token(&app, "ann@example.com").await;
+    let a = call(
+        &app,
+        "/organizations/team/invite/accept",
+        &ann,
+        None,
+        &json!({"invite_id": id}),
+    )
+    .await;
+    assert_nested_error(&a, 410, "INVITE_EXPIRED");
+    let a = call(
+        &app,
+        "/organizations/team/invite",
+        &boss,
+        Some(&org),
+        &invite,
+    )
+    .await;
+    assert_eq!(
+        a.body["data"]["sent"].as_array().unwrap().len(),
+        1,
+        "{}",
+        a.body
+    );
+    assert_eq!(pending(&app, &boss, &org).await, 1);
+}
+
+#[rstest]
+#[tokio::test]
+async fn an_unsendable_invitation_fails_and_is_not_kept(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    // A port nothing listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut config = TestConfig::default();
+    config.api.mail.smtp_url = Some(format!("smtp://127.0.0.1:{port}"));
+    let app = TestApp::spawn_with(backend, config).await;
+    let (boss, org) = org(&app).await;
+    let a = call(
+        &app,
+        "/organizations/team/invite",
+        &boss,
+        Some(&org),
+        &json!({"invites": [{"email": "ann@example.com", "role": "viewer"}]}),
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(a.body["data"]["sent"], json!([]));
+    assert_eq!(a.body["data"]["failed"][0]["reason"], "email_failed");
+    assert_eq!(pending(&app, &boss, &org).await, 0);
+}
+
+#[rstest]
+#[tokio::test]
+async fn concurrent_accepts_all_succeed(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let outbox = tempfile::tempdir().unwrap();
+    let mut config = TestConfig::default();
+    config.api.mail.outbox = outbox.path().to_owned();
+    let app = TestApp::spawn_with(backend, config).await;
+    let (boss, org) = org(&app).await;
+    call(
+        &app,
+        "/organizations/team/invite",
+        &boss,
+        Some(&org),
+        &json!({"invites": [{"email": "ann@example.com", "role": "editor"}]}),
+    )
+    .await;
+    let file = std::fs::read_dir(outbox.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mail = std::fs::read_to_string(file).unwrap();
+    let id = mail.split("/invitations/").nth(1).unwrap()[..36].to_owned();
+    let ann = token(&app, "ann@example.com").await;
+    let body = json!({"invite_id": id});
+    let answers = futures::future::join_all(
+        (0..6).map(|_| call(&app, "/organizations/team/invite/accept", &ann, None, &body)),
+    )
+    .await;
+    for a in &answers {
+        assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+        assert_eq!(a.body["data"]["organization_id"], org.as_str());
+    }
+    let joined = answers
+        .iter()
+        .filter(|a| a.body["data"].get("message").is_none())
+        .count();
+    assert_eq!(
+        joined, 1,
+        "exactly one accept joined; the others were members already"
+    );
+}
