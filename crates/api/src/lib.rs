@@ -11,6 +11,7 @@ pub mod dashboard;
 pub mod envelope;
 pub mod error;
 pub mod extract;
+pub mod files;
 mod health;
 pub mod mail;
 pub mod middleware;

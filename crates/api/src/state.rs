@@ -11,6 +11,7 @@ use vidpulse_store::Store;
 
 use crate::auth::KeyCache;
 use crate::dashboard::identity::{Identity, IdentityConfig};
+use crate::files::{FileStore, LocalFiles};
 use crate::mail::{MailConfig, Mailer};
 use crate::rate_limit::{RateLimitConfig, RateLimits};
 use crate::usage::UsageRecorder;
@@ -37,6 +38,10 @@ pub struct ApiConfig {
     pub invite_ttl: Duration,
     /// Outgoing e-mail.
     pub mail: MailConfig,
+    /// Where uploaded files are kept.
+    pub files_dir: std::path::PathBuf,
+    /// The service's own address, for URLs it hands out (logos).
+    pub public_url: String,
 }
 
 impl Default for ApiConfig {
@@ -51,6 +56,8 @@ impl Default for ApiConfig {
             identity: IdentityConfig::default(),
             invite_ttl: Duration::days(7),
             mail: MailConfig::default(),
+            files_dir: std::path::PathBuf::from("data/files"),
+            public_url: "http://127.0.0.1:8080".into(),
         }
     }
 }
@@ -82,6 +89,8 @@ pub struct AppState {
     pub identity: Arc<Identity>,
     /// Sends e-mail.
     pub mailer: Arc<Mailer>,
+    /// Uploaded files.
+    pub files: Arc<dyn FileStore>,
 }
 
 impl AppState {
@@ -99,6 +108,7 @@ impl AppState {
             keys: KeyCache::new(config.key_cache_ttl),
             identity: Arc::new(Identity::new(config.identity.clone())),
             mailer: Arc::new(Mailer::new(&config.mail)),
+            files: Arc::new(LocalFiles::new(config.files_dir.clone())),
             limits: Arc::new(RateLimits::new(&config.rate_limits)),
             config: Arc::new(config),
             store,

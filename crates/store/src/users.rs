@@ -72,6 +72,9 @@ pub trait UserStore {
     /// The settings the dashboard shows for `org`.
     async fn organization_settings(&self, org: OrgId) -> Result<Option<OrgSettings>, StoreError>;
 
+    /// Sets the address of `org`'s logo.
+    async fn set_logo_url(&self, org: OrgId, url: &str) -> Result<(), StoreError>;
+
     /// Sets `user`'s interface language.
     async fn set_language(&self, user: UserId, language: &str) -> Result<(), StoreError>;
 
@@ -375,6 +378,22 @@ macro_rules! user_store_impl {
                     logo_url,
                     currency,
                 }))
+            }
+
+            async fn set_logo_url(
+                &self,
+                org: vidpulse_domain::OrgId,
+                url: &str,
+            ) -> Result<(), $crate::StoreError> {
+                use $crate::users::sql;
+                let mut tx = self.write_tx().await?;
+                sqlx::query(sql("UPDATE organizations SET logo_url = $2 WHERE id = $1", $sqlite))
+                    .bind(org.0)
+                    .bind(url)
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(())
             }
 
             async fn set_language(

@@ -86,6 +86,16 @@ pub struct ServeArgs {
     /// E-mail and invitation settings.
     #[command(flatten)]
     pub mail: MailArgs,
+    /// Where uploaded files (logos) are kept.
+    #[arg(long, env = "VIDPULSE_FILES_DIR", default_value = "data/files")]
+    pub files_dir: PathBuf,
+    /// The service's own address, for the URLs it hands out (logos).
+    #[arg(
+        long,
+        env = "VIDPULSE_PUBLIC_URL",
+        default_value = "http://127.0.0.1:8080"
+    )]
+    pub public_url: String,
     /// Runtime settings shared with `worker`.
     #[command(flatten)]
     pub runtime: RuntimeArgs,

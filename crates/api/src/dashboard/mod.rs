@@ -9,6 +9,7 @@ pub mod access;
 pub mod api_keys;
 pub mod identity;
 pub mod invitations;
+pub mod logo;
 pub mod organizations;
 pub mod settings;
 pub mod team;
@@ -20,5 +21,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(settings::router())
         .merge(team::router())
         .merge(invitations::router())
+        .merge(logo::router())
         .merge(api_keys::router())
 }

@@ -51,6 +51,8 @@ pub async fn run(database_url: &str, args: &ServeArgs) -> anyhow::Result<()> {
         identity: args.identity.config(),
         invite_ttl: chrono::Duration::seconds(args.mail.invite_ttl_secs as i64),
         mail,
+        files_dir: args.files_dir.clone(),
+        public_url: args.public_url.clone(),
         ..ApiConfig::default()
     };
     let refresh = RefreshConfig {

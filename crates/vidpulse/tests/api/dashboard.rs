@@ -671,3 +671,102 @@ async fn admins_create_list_and_revoke_api_keys(
     .await;
     assert_nested_error(&a, 404, "NOT_FOUND");
 }
+
+async fn upload(
+    app: &TestApp,
+    token: &str,
+    org: &str,
+    field: &str,
+    bytes: Vec<u8>,
+) -> crate::helpers::Answer {
+    let form = reqwest::multipart::Form::new().part(
+        field.to_owned(),
+        reqwest::multipart::Part::bytes(bytes).file_name("logo.bin"),
+    );
+    let req = app
+        .client
+        .post(app.url("/organizations/logo"))
+        .bearer_auth(token)
+        .header("X-Organization-ID", org)
+        .multipart(form);
+    crate::helpers::TestApp::answer(req.send().await.unwrap()).await
+}
+
+#[rstest]
+#[tokio::test]
+async fn admins_upload_a_logo_checked_by_content_and_size(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    use vidpulse_domain::identity::Role;
+    let app = TestApp::spawn(backend).await;
+    let (admin, _) = member(&app, "admin@example.com").await;
+    let (viewer, viewer_id) = member(&app, "viewer@example.com").await;
+    let a = register(&app, &admin, &json!({"name": "Acme"})).await;
+    let org = a.body["data"]["organization_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let org_id = vidpulse_domain::OrgId(org.parse().unwrap());
+    app.store
+        .add_member(org_id, viewer_id, Role::Viewer, app.clock.now())
+        .await
+        .unwrap();
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend_from_slice(&[7; 100]);
+
+    let a = upload(&app, &viewer, &org, "file", png.clone()).await;
+    assert_nested_error(&a, 403, "INSUFFICIENT_PERMISSIONS");
+    let svg = b"<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>".to_vec();
+    for (field, bytes, status, code) in [
+        ("file", svg, 400, "VALIDATION_ERROR"),
+        ("file", b"GIF89a....".to_vec(), 400, "VALIDATION_ERROR"),
+        ("other", png.clone(), 400, "VALIDATION_ERROR"),
+        (
+            "file",
+            [png.clone(), vec![0; 512 * 1024]].concat(),
+            413,
+            "PAYLOAD_TOO_LARGE",
+        ),
+    ] {
+        let a = upload(&app, &admin, &org, field, bytes).await;
+        assert_nested_error(&a, status, code);
+    }
+    let a = app
+        .send_raw(
+            reqwest::Method::POST,
+            "/organizations/logo",
+            Some(&admin),
+            "application/json",
+            "{}",
+        )
+        .await;
+    assert_eq!(a.status.as_u16(), 400, "{}", a.body);
+
+    let a = upload(&app, &admin, &org, "file", png.clone()).await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    let url = a.body["data"]["logo_url"].as_str().unwrap().to_owned();
+    assert!(url.ends_with(".png"), "{url}");
+    let path = url
+        .split_once("/files/")
+        .map(|(_, n)| format!("/files/{n}"))
+        .unwrap();
+    let got = app.client.get(app.url(&path)).send().await.unwrap();
+    assert_eq!(got.status().as_u16(), 200);
+    assert_eq!(got.headers()["content-type"], "image/png");
+    assert_eq!(got.headers()["x-content-type-options"], "nosniff");
+    assert_eq!(got.bytes().await.unwrap().to_vec(), png);
+    let a = call(
+        &app,
+        reqwest::Method::GET,
+        "/organizations/settings",
+        &viewer,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_eq!(a.body["data"]["logo_url"], url.as_str());
+    for bad in ["/files/nope.png", "/files/..%2Fx.png", "/files/x.svg"] {
+        let a = app.get(bad, None).await;
+        assert_eq!(a.status.as_u16(), 404, "{bad}");
+    }
+}

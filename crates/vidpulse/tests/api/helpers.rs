@@ -85,6 +85,10 @@ impl TestApp {
             config.api.mail.outbox =
                 std::env::temp_dir().join(format!("vidpulse-outbox-{}", uuid::Uuid::new_v4()));
         }
+        if config.api.files_dir == ApiConfig::default().files_dir {
+            config.api.files_dir =
+                std::env::temp_dir().join(format!("vidpulse-files-{}", uuid::Uuid::new_v4()));
+        }
         let now = Utc::now()
             .duration_trunc(chrono::Duration::microseconds(1))
             .unwrap();
