@@ -155,6 +155,17 @@ pub struct IdentityArgs {
     /// Required `aud` claim of dashboard tokens, when set.
     #[arg(long, env = "VIDPULSE_JWT_AUDIENCE")]
     pub jwt_audience: Option<String>,
+    /// Verify dashboard tokens (RS256/ES256) against this JWKS instead of HS256.
+    #[arg(long, env = "VIDPULSE_JWT_JWKS_URL", value_parser = parse_jwks_url)]
+    pub jwt_jwks_url: Option<String>,
+}
+
+fn parse_jwks_url(s: &str) -> Result<String, String> {
+    let url = Url::parse(s.trim()).map_err(|e| format!("not a URL: {e}"))?;
+    if !matches!(url.scheme(), "https" | "http") {
+        return Err("must be an http(s) URL".into());
+    }
+    Ok(url.to_string())
 }
 
 impl IdentityArgs {
@@ -164,6 +175,8 @@ impl IdentityArgs {
             secret: self.jwt_secret.as_ref().map(|s| s.0.clone()),
             issuer: self.jwt_issuer.clone(),
             audience: self.jwt_audience.clone(),
+            jwks_url: self.jwt_jwks_url.clone(),
+            ..Default::default()
         }
     }
 }

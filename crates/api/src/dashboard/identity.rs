@@ -1,11 +1,22 @@
-//! Dashboard identity: JWT bearer tokens, HS256 only, signed with
-//! `VIDPULSE_JWT_SECRET` or, when it is unset, a secret generated once and
-//! kept in the database (so every node and `vidpulse admin issue-token`
-//! agree). The algorithm is pinned: a token whose header names anything else
-//! (`none`, `RS256`, ..) is refused before its signature is looked at.
-//! Issuer and audience are checked when configured; `exp` is required.
+//! Dashboard identity: JWT bearer tokens with pinned algorithms.
+//!
+//! - Without `VIDPULSE_JWT_JWKS_URL`: HS256 only, signed with
+//!   `VIDPULSE_JWT_SECRET` or, when it is unset, a secret generated once and
+//!   kept in the database (so every node and `vidpulse admin issue-token`
+//!   agree).
+//! - With it: RS256 or ES256 only, against the JWKS at that address (the
+//!   operator's identity provider), cached and fetched again when a token
+//!   names an unknown `kid` (at most every [`IdentityConfig::jwks_refresh_floor`]).
+//!   A key is used only for its own algorithm: an RSA key never checks an
+//!   HS256 or ES256 signature.
+//!
+//! A token whose header names another algorithm (`none` included) is
+//! refused before its signature is looked at. Issuer and audience are
+//! checked when configured; `exp` is required.
 
+use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::{Duration as StdDuration, Instant};
 
 use axum::extract::FromRequestParts;
 use axum::http::header;
@@ -13,7 +24,7 @@ use axum::http::request::Parts;
 use chrono::{DateTime, Duration, Utc};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
-use tokio::sync::OnceCell;
+use tokio::sync::{Mutex, OnceCell, RwLock};
 use vidpulse_domain::identity::is_plausible_email;
 use vidpulse_store::{Store, StoreError, User};
 
@@ -27,7 +38,7 @@ pub const LEEWAY_SECS: i64 = 30;
 pub const SECRET_SETTING: &str = "jwt_secret";
 
 /// Identity settings.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct IdentityConfig {
     /// HS256 secret; `None`: the one kept in the database.
     pub secret: Option<String>,
@@ -35,6 +46,141 @@ pub struct IdentityConfig {
     pub issuer: Option<String>,
     /// Required `aud`, when set.
     pub audience: Option<String>,
+    /// Verify RS256/ES256 tokens against this JWKS instead of HS256.
+    pub jwks_url: Option<String>,
+    /// Least time between two fetches of the JWKS.
+    pub jwks_refresh_floor: StdDuration,
+}
+
+impl Default for IdentityConfig {
+    fn default() -> Self {
+        Self {
+            secret: None,
+            issuer: None,
+            audience: None,
+            jwks_url: None,
+            jwks_refresh_floor: StdDuration::from_secs(30),
+        }
+    }
+}
+
+/// Why a token was not accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TokenError {
+    /// The token is bad: 401 with this message.
+    Invalid(&'static str),
+    /// The keys to check it cannot be had now: 503.
+    Unavailable(String),
+}
+
+/// The largest JWKS document read.
+const MAX_JWKS_BYTES: usize = 256 * 1024;
+
+/// Keys of the identity provider, by `kid`, with the algorithm each serves.
+#[derive(Debug)]
+struct Jwks {
+    url: String,
+    client: reqwest::Client,
+    floor: StdDuration,
+    keys: RwLock<HashMap<String, (DecodingKey, Algorithm)>>,
+    fetched: Mutex<Option<Instant>>,
+}
+
+impl Jwks {
+    fn new(url: String, floor: StdDuration) -> Self {
+        let client = reqwest::Client::builder()
+            .timeout(StdDuration::from_secs(5))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap_or_default();
+        Self {
+            url,
+            client,
+            floor,
+            keys: RwLock::new(HashMap::new()),
+            fetched: Mutex::new(None),
+        }
+    }
+
+    /// The key `kid`, fetching the set again when it is unknown (not more
+    /// often than the floor).
+    async fn key(&self, kid: &str) -> Result<Option<(DecodingKey, Algorithm)>, TokenError> {
+        if let Some(k) = self.keys.read().await.get(kid) {
+            return Ok(Some(k.clone()));
+        }
+        let mut fetched = self.fetched.lock().await;
+        // Another request may have fetched while this one waited.
+        if let Some(k) = self.keys.read().await.get(kid) {
+            return Ok(Some(k.clone()));
+        }
+        if fetched.is_some_and(|t| t.elapsed() < self.floor) {
+            return Ok(None);
+        }
+        let keys = self.fetch().await?;
+        *fetched = Some(Instant::now());
+        let found = keys.get(kid).cloned();
+        *self.keys.write().await = keys;
+        Ok(found)
+    }
+
+    async fn fetch(&self) -> Result<HashMap<String, (DecodingKey, Algorithm)>, TokenError> {
+        let unavailable = |why: String| {
+            tracing::warn!(url = %self.url, error = %why, "JWKS fetch failed");
+            TokenError::Unavailable("The identity provider's keys cannot be read now".into())
+        };
+        let response = self
+            .client
+            .get(&self.url)
+            .send()
+            .await
+            .map_err(|e| unavailable(e.to_string()))?;
+        if !response.status().is_success() {
+            return Err(unavailable(format!("status {}", response.status())));
+        }
+        if response
+            .content_length()
+            .is_some_and(|n| n as usize > MAX_JWKS_BYTES)
+        {
+            return Err(unavailable("document too large".into()));
+        }
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| unavailable(e.to_string()))?;
+        if body.len() > MAX_JWKS_BYTES {
+            return Err(unavailable("document too large".into()));
+        }
+        let set: jsonwebtoken::jwk::JwkSet =
+            serde_json::from_slice(&body).map_err(|e| unavailable(e.to_string()))?;
+        Ok(set
+            .keys
+            .iter()
+            .filter_map(|jwk| {
+                let kid = jwk.common.key_id.clone()?;
+                let alg = key_algorithm(jwk)?;
+                let key = DecodingKey::from_jwk(jwk).ok()?;
+                Some((kid, (key, alg)))
+            })
+            .collect())
+    }
+}
+
+/// The one algorithm a JWK may verify: RS256 for RSA keys, ES256 for P-256
+/// keys; a key whose `alg` says otherwise, or of another type, is skipped.
+fn key_algorithm(jwk: &jsonwebtoken::jwk::Jwk) -> Option<Algorithm> {
+    use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, KeyAlgorithm};
+    let (alg, expected) = match &jwk.algorithm {
+        AlgorithmParameters::RSA(_) => (Algorithm::RS256, KeyAlgorithm::RS256),
+        AlgorithmParameters::EllipticCurve(p) if p.curve == EllipticCurve::P256 => {
+            (Algorithm::ES256, KeyAlgorithm::ES256)
+        }
+        _ => return None,
+    };
+    match jwk.common.key_algorithm {
+        None => Some(alg),
+        Some(a) if a == expected => Some(alg),
+        Some(_) => None,
+    }
 }
 
 /// The claims vidpulse reads from a dashboard token.
@@ -63,14 +209,20 @@ pub struct Claims {
 pub struct Identity {
     config: IdentityConfig,
     secret: OnceCell<Vec<u8>>,
+    jwks: Option<Jwks>,
 }
 
 impl Identity {
     /// An identity with `config`.
     pub fn new(config: IdentityConfig) -> Self {
+        let jwks = config
+            .jwks_url
+            .clone()
+            .map(|url| Jwks::new(url, config.jwks_refresh_floor));
         Self {
             config,
             secret: OnceCell::new(),
+            jwks,
         }
     }
 
@@ -93,14 +245,65 @@ impl Identity {
     }
 
     /// Checks `token` at `now` (the service's clock, so expiry is testable)
-    /// and returns its claims.
+    /// with the configured keys and returns its claims.
+    pub async fn verify_token(
+        &self,
+        store: &dyn Store,
+        token: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Claims, TokenError> {
+        let Some(jwks) = &self.jwks else {
+            let secret = self
+                .secret(store)
+                .await
+                .map_err(|e| TokenError::Unavailable(e.to_string()))?;
+            return self.verify(secret, token, now).map_err(TokenError::Invalid);
+        };
+        let header = jsonwebtoken::decode_header(token)
+            .map_err(|_| TokenError::Invalid("The token is malformed"))?;
+        if !matches!(header.alg, Algorithm::RS256 | Algorithm::ES256) {
+            return Err(TokenError::Invalid(
+                "The token is not signed with RS256 or ES256",
+            ));
+        }
+        let kid = header
+            .kid
+            .ok_or(TokenError::Invalid("The token names no key (`kid`)"))?;
+        let (key, alg) = jwks.key(&kid).await?.ok_or(TokenError::Invalid(
+            "The token's key is not the identity provider's",
+        ))?;
+        if alg != header.alg {
+            return Err(TokenError::Invalid(
+                "The token's algorithm does not match its key",
+            ));
+        }
+        self.verify_with(&key, alg, token, now)
+            .map_err(TokenError::Invalid)
+    }
+
+    /// Checks an HS256 `token` signed with `secret` at `now`.
     pub fn verify(
         &self,
         secret: &[u8],
         token: &str,
         now: DateTime<Utc>,
     ) -> Result<Claims, &'static str> {
-        let mut validation = Validation::new(Algorithm::HS256);
+        self.verify_with(
+            &DecodingKey::from_secret(secret),
+            Algorithm::HS256,
+            token,
+            now,
+        )
+    }
+
+    fn verify_with(
+        &self,
+        key: &DecodingKey,
+        alg: Algorithm,
+        token: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Claims, &'static str> {
+        let mut validation = Validation::new(alg);
         validation.set_required_spec_claims(&["exp", "sub"]);
         // Expiry is checked below against `now`, with the same leeway.
         validation.validate_exp = false;
@@ -118,20 +321,20 @@ impl Identity {
             }
             None => validation.validate_aud = false,
         }
-        let data =
-            jsonwebtoken::decode::<Claims>(token, &DecodingKey::from_secret(secret), &validation)
-                .map_err(|e| {
-                use jsonwebtoken::errors::ErrorKind;
-                match e.kind() {
-                    ErrorKind::ExpiredSignature => "The token has expired",
-                    ErrorKind::InvalidSignature => "The token's signature does not verify",
-                    ErrorKind::InvalidAlgorithm => "The token is not signed with HS256",
-                    ErrorKind::InvalidIssuer => "The token's issuer is not accepted",
-                    ErrorKind::InvalidAudience => "The token's audience is not accepted",
-                    ErrorKind::MissingRequiredClaim(_) => "The token lacks a required claim",
-                    _ => "The token is malformed",
+        let data = jsonwebtoken::decode::<Claims>(token, key, &validation).map_err(|e| {
+            use jsonwebtoken::errors::ErrorKind;
+            match e.kind() {
+                ErrorKind::ExpiredSignature => "The token has expired",
+                ErrorKind::InvalidSignature => "The token's signature does not verify",
+                ErrorKind::InvalidAlgorithm => {
+                    "The token is not signed with the expected algorithm"
                 }
-            })?;
+                ErrorKind::InvalidIssuer => "The token's issuer is not accepted",
+                ErrorKind::InvalidAudience => "The token's audience is not accepted",
+                ErrorKind::MissingRequiredClaim(_) => "The token lacks a required claim",
+                _ => "The token is malformed",
+            }
+        })?;
         if data.claims.exp + LEEWAY_SECS < now.timestamp() {
             return Err("The token has expired");
         }
@@ -199,10 +402,17 @@ impl FromRequestParts<AppState> for UserAuth {
             .filter(|t| !t.is_empty())
             .ok_or_else(|| invalid_token("Authorization must be `Bearer <token>`"))?;
         let identity: &Arc<Identity> = &app.identity;
-        let secret = identity.secret(app.store.as_ref()).await?;
         let claims = identity
-            .verify(secret, token, app.clock.now())
-            .map_err(invalid_token)?;
+            .verify_token(app.store.as_ref(), token, app.clock.now())
+            .await
+            .map_err(|e| match e {
+                TokenError::Invalid(why) => invalid_token(why),
+                TokenError::Unavailable(why) => ApiError::new(
+                    axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                    ErrorCode::ServiceUnavailable,
+                    why,
+                ),
+            })?;
         let email = claims
             .email
             .as_deref()
@@ -233,6 +443,7 @@ mod tests {
             secret: Some("s3cret".into()),
             issuer: issuer.map(str::to_owned),
             audience: audience.map(str::to_owned),
+            ..IdentityConfig::default()
         })
     }
 

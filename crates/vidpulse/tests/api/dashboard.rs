@@ -239,6 +239,7 @@ async fn a_configured_secret_issuer_and_audience_are_enforced(
         secret: Some("configured-secret".into()),
         issuer: Some("https://id.example".into()),
         audience: Some("vidpulse".into()),
+        ..IdentityConfig::default()
     };
     let mut config = crate::helpers::TestConfig::default();
     config.api.identity = identity.clone();

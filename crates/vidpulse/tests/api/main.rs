@@ -10,6 +10,7 @@ mod errors;
 mod health;
 mod helpers;
 mod invitations;
+mod jwks;
 mod live;
 mod patch;
 mod reads;
