@@ -30,9 +30,57 @@ pub struct AnalyticsRow {
     pub metrics: Metrics,
 }
 
+/// One tracked video's increments on one day (dashboard `for_date`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DayIncrement {
+    /// The organization's video id.
+    pub video_id: uuid::Uuid,
+    /// The platform's id of the video.
+    pub external_id: String,
+    /// Thumbnail.
+    pub thumbnail_url: Option<String>,
+    /// Page URL.
+    pub url: String,
+    /// Author handle.
+    pub author_username: Option<String>,
+    /// Platform.
+    pub platform: vidpulse_domain::Platform,
+    /// Campaign tag.
+    pub campaign: Option<String>,
+    /// Publish time.
+    pub published_at: Option<DateTime<Utc>>,
+    /// When the organization started tracking it.
+    pub created_at: DateTime<Utc>,
+    /// The increments of the day (SEMANTICS.md rule).
+    pub metrics: Metrics,
+}
+
+/// Which videos and order a `for_date` listing wants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DayIncrementQuery {
+    /// The day.
+    pub day: NaiveDate,
+    /// The metric to sort by, largest first: one of `views` .. `saves`.
+    pub sort_by: &'static str,
+    /// At most this many rows.
+    pub limit: i64,
+    /// Only this platform.
+    pub platform: Option<vidpulse_domain::Platform>,
+    /// Only this campaign.
+    pub campaign: Option<String>,
+}
+
 /// Analytics over an organization's tracked videos.
 #[async_trait]
 pub trait AnalyticsStore {
+    /// Each tracked video's increments on one day, for the videos with a
+    /// reading that day inside the organization's tracking window.
+    async fn day_increments(
+        &self,
+        org: OrgId,
+        query: &DayIncrementQuery,
+    ) -> Result<Vec<DayIncrement>, StoreError>;
+
     /// Per group: the sum over videos of `close(last day ≤ to) − baseline`.
     async fn analytics_totals(
         &self,
@@ -243,6 +291,87 @@ fn sums(d: &Dialect, expr: impl Fn(&str) -> String) -> String {
         .map(|m| format!("coalesce(sum({}), 0){} AS {m}", expr(m), d.sum_cast))
         .join(", ")
 }
+
+/// Per video, the increments of one day: `max(0, last − (first visible day
+/// ? first : previous close))`, with the video's fields; sorted by the
+/// metric `sort_by` (a fixed name, not user text), then video id.
+pub(crate) fn day_increments_sql(d: &Dialect, sort_by: &str) -> String {
+    let p = d.param;
+    let t = |n: usize, ty: &str| (d.typed)(p(n), ty);
+    let start = (d.day_of)("tv.tracking_started_at");
+    let end = (d.day_of)("tv.tracking_ends_at");
+    let first = format!("(dc.prev_day IS NULL OR dc.prev_day < {start})");
+    let metrics = ["views", "likes", "comments", "reposts", "saves"]
+        .map(|m| {
+            format!(
+                "{g}(0, coalesce(dc.last_{m}, 0) - CASE WHEN {first} THEN coalesce(dc.first_{m}, 0)
+                                                   ELSE coalesce(dc.prev_{m}, 0) END) AS {m}",
+                g = d.greatest
+            )
+        })
+        .join(", ");
+    format!(
+        "SELECT tv.id AS video_id, pv.external_id, pv.thumbnail_url, pv.url, pv.author_username,
+                pv.platform, tv.campaign, pv.published_at, tv.created_at, {metrics}
+         FROM tracked_videos tv
+         JOIN platform_videos pv ON pv.id = tv.platform_video_id
+         JOIN daily_closes dc ON dc.platform_video_id = tv.platform_video_id AND dc.day = {day}
+         WHERE tv.organization_id = {org} AND {day} >= {start} AND {day} <= {end}
+           AND ({c} IS NULL OR tv.campaign = {c}) AND ({pl} IS NULL OR pv.platform = {pl})
+         ORDER BY {sort_by} DESC, tv.id
+         LIMIT {limit}",
+        org = p(1),
+        day = p(2),
+        limit = p(3),
+        c = t(4, "TEXT"),
+        pl = t(5, "TEXT"),
+    )
+}
+
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct DayIncrementRow {
+    pub video_id: uuid::Uuid,
+    pub external_id: String,
+    pub thumbnail_url: Option<String>,
+    pub url: String,
+    pub author_username: Option<String>,
+    pub platform: String,
+    pub campaign: Option<String>,
+    pub published_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+    pub views: i64,
+    pub likes: i64,
+    pub comments: i64,
+    pub reposts: i64,
+    pub saves: i64,
+}
+
+impl TryFrom<DayIncrementRow> for DayIncrement {
+    type Error = StoreError;
+    fn try_from(r: DayIncrementRow) -> Result<Self, StoreError> {
+        Ok(Self {
+            video_id: r.video_id,
+            external_id: r.external_id,
+            thumbnail_url: r.thumbnail_url,
+            url: r.url,
+            author_username: r.author_username,
+            platform: parse_platform(&r.platform)?,
+            campaign: r.campaign,
+            published_at: r.published_at,
+            created_at: r.created_at,
+            metrics: Metrics {
+                views: r.views,
+                likes: r.likes,
+                comments: r.comments,
+                reposts: r.reposts,
+                saves: r.saves,
+            },
+        })
+    }
+}
+
+/// The metric names `for_date` may sort by.
+pub const SORT_METRICS: [&str; 5] = ["views", "likes", "comments", "reposts", "saves"];
 
 /// Totals: per video the close of the last visible day ≤ `to` minus the
 /// baseline (the close of the last day before `from`, else the first

@@ -29,7 +29,7 @@ pub mod usage;
 pub mod users;
 pub mod videos;
 
-pub use analytics::{AnalyticsRow, AnalyticsStore};
+pub use analytics::{AnalyticsRow, AnalyticsStore, DayIncrement, DayIncrementQuery};
 pub use creators::{
     ClaimedJob, CreatorJob, CreatorProfile, CreatorStore, CreatorVideos, DiscoveryOutcome,
     DiscoveryResult, DueDiscovery, JOB_TIMEOUT, JobFinished, JobStatus, JobSuccess, NewCreatorJob,

@@ -12,6 +12,7 @@ pub mod invitations;
 pub mod logo;
 pub mod organizations;
 pub mod settings;
+pub mod stats;
 pub mod team;
 
 /// Every dashboard route.
@@ -22,5 +23,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(team::router())
         .merge(invitations::router())
         .merge(logo::router())
+        .merge(stats::router())
         .merge(api_keys::router())
 }

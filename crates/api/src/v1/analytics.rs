@@ -126,7 +126,7 @@ pub struct IncrementsData {
     pub data: Vec<IncrementDay>,
 }
 
-fn date(q: &QueryParams, name: &'static str) -> Result<Option<NaiveDate>, ApiError> {
+pub(crate) fn date(q: &QueryParams, name: &'static str) -> Result<Option<NaiveDate>, ApiError> {
     match q.get(name) {
         None | Some("") => Ok(None),
         Some(s) => NaiveDate::parse_from_str(s, "%Y-%m-%d")
@@ -158,7 +158,7 @@ fn range(q: &QueryParams, lower: &'static str, upper: &'static str) -> Result<Ra
 }
 
 /// Parses and checks every parameter; errors name the parameter.
-fn parse(q: &QueryParams, today: NaiveDate) -> Result<AnalyticsQuery, ApiError> {
+pub(crate) fn parse(q: &QueryParams, today: NaiveDate) -> Result<AnalyticsQuery, ApiError> {
     let window = DateRange::window(date(q, "from")?, date(q, "to")?, today)
         .map_err(|(field, message)| ApiError::validation(field, message))?;
     let group_by = match q.get("group_by") {
