@@ -195,6 +195,8 @@ macro_rules! user_store_impl {
                 .fetch_optional(&mut *tx)
                 .await?;
                 let found = match by_email {
+                    // A concurrent first sign-in of the same identity got there first.
+                    Some(row) if row.1.as_deref() == Some(subject) => user(row),
                     Some(row) if row.1.is_some() => {
                         return Err($crate::StoreError::Conflict {
                             constraint: "users_email_lower".to_owned(),

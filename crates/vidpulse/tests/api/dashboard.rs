@@ -1029,3 +1029,25 @@ async fn dashboard_analytics_video_history_totals_and_top_videos_of_a_day(
         assert_eq!(a.body["error"]["field"], field, "{query}");
     }
 }
+
+#[rstest]
+#[tokio::test]
+async fn a_burst_of_first_requests_creates_one_user(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let t = token(&app, "burst@example.com", None).await;
+    for round in 0..3 {
+        let t = if round == 0 {
+            t.clone()
+        } else {
+            token(&app, &format!("burst{round}@example.com"), None).await
+        };
+        let answers =
+            futures::future::join_all((0..16).map(|_| app.get("/organizations/list", Some(&t))))
+                .await;
+        for a in answers {
+            assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+        }
+    }
+}
