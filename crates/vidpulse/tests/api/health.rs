@@ -56,7 +56,7 @@ async fn unknown_paths_and_methods_answer_nested_errors(
 
 #[rstest]
 #[tokio::test]
-async fn the_openapi_document_lists_every_public_endpoint(
+async fn the_openapi_document_lists_every_endpoint(
     #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
 ) {
     let app = TestApp::spawn(backend).await;
@@ -70,6 +70,24 @@ async fn the_openapi_document_lists_every_public_endpoint(
         ("/v1/videos/by-external-id/{external_video_id}", "get"),
         ("/v1/videos/by-external-id/{external_video_id}", "patch"),
         ("/v1/account/usage", "get"),
+        ("/organizations/register", "post"),
+        ("/organizations/list", "get"),
+        ("/organizations/settings", "get"),
+        ("/organizations/logo", "post"),
+        ("/organizations/user/language", "get"),
+        ("/organizations/user/language", "put"),
+        ("/organizations/team/invite", "post"),
+        ("/organizations/team/members", "get"),
+        ("/organizations/team/pending-invites/count", "get"),
+        ("/organizations/team/invite/accept", "post"),
+        ("/organizations/team/invite/decline", "post"),
+        ("/organizations/team/members/remove", "post"),
+        ("/organizations/api-keys", "get"),
+        ("/organizations/api-keys", "post"),
+        ("/organizations/api-keys/{key_id}", "delete"),
+        ("/dashboard/videos/{id}/stats", "get"),
+        ("/dashboard/stats", "get"),
+        ("/analytics/videos/for_date", "get"),
     ] {
         assert!(
             paths[path][method].is_object(),
@@ -77,6 +95,7 @@ async fn the_openapi_document_lists_every_public_endpoint(
         );
     }
     assert!(a.body["components"]["securitySchemes"]["api_key"].is_object());
+    assert!(a.body["components"]["securitySchemes"]["bearer_jwt"].is_object());
 }
 
 #[rstest]
