@@ -370,6 +370,40 @@ impl TryFrom<DayIncrementRow> for DayIncrement {
     }
 }
 
+/// [`AnalyticsStore::day_increments`] on any backend.
+pub(crate) async fn day_increments<'e, DB, E>(
+    executor: E,
+    d: &Dialect,
+    org: OrgId,
+    query: &DayIncrementQuery,
+) -> Result<Vec<DayIncrement>, StoreError>
+where
+    DB: sqlx::Database,
+    E: sqlx::Executor<'e, Database = DB>,
+    for<'q> uuid::Uuid: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> NaiveDate: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> Option<String>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> Option<&'static str>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> <DB as sqlx::Database>::Arguments: sqlx::IntoArguments<DB>,
+    for<'r> DayIncrementRow: sqlx::FromRow<'r, DB::Row>,
+{
+    let sort_by = SORT_METRICS
+        .into_iter()
+        .find(|m| *m == query.sort_by)
+        .unwrap_or("views");
+    let rows: Vec<DayIncrementRow> =
+        sqlx::query_as::<DB, _>(sqlx::AssertSqlSafe(day_increments_sql(d, sort_by)))
+            .bind(org.0)
+            .bind(query.day)
+            .bind(query.limit)
+            .bind(query.campaign.clone())
+            .bind(query.platform.map(|p| p.id()))
+            .fetch_all(executor)
+            .await?;
+    rows.into_iter().map(DayIncrement::try_from).collect()
+}
+
 /// The metric names `for_date` may sort by.
 pub const SORT_METRICS: [&str; 5] = ["views", "likes", "comments", "reposts", "saves"];
 

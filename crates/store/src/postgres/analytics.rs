@@ -8,8 +8,8 @@ use vidpulse_domain::analytics::AnalyticsQuery;
 use super::PgStore;
 use crate::StoreError;
 use crate::analytics::{
-    AggRow, AnalyticsRow, AnalyticsStore, Binds, DayIncrement, DayIncrementQuery, DayIncrementRow,
-    POSTGRES, SORT_METRICS, bind_analytics, bind_rollup, day_increments_sql, query_sql,
+    AggRow, AnalyticsRow, AnalyticsStore, Binds, DayIncrement, DayIncrementQuery, POSTGRES,
+    bind_analytics, bind_rollup, query_sql,
 };
 
 impl PgStore {
@@ -39,20 +39,7 @@ impl AnalyticsStore for PgStore {
         org: OrgId,
         query: &DayIncrementQuery,
     ) -> Result<Vec<DayIncrement>, StoreError> {
-        let sort_by = SORT_METRICS
-            .into_iter()
-            .find(|m| *m == query.sort_by)
-            .unwrap_or("views");
-        let rows: Vec<DayIncrementRow> =
-            sqlx::query_as(AssertSqlSafe(day_increments_sql(&POSTGRES, sort_by)))
-                .bind(org.0)
-                .bind(query.day)
-                .bind(query.limit)
-                .bind(query.campaign.clone())
-                .bind(query.platform.map(|p| p.id()))
-                .fetch_all(&self.pool)
-                .await?;
-        rows.into_iter().map(DayIncrement::try_from).collect()
+        crate::analytics::day_increments(&self.pool, &POSTGRES, org, query).await
     }
 
     async fn analytics_totals(

@@ -13,8 +13,8 @@ use vidpulse_domain::analytics::AnalyticsQuery;
 use super::SqliteStore;
 use crate::StoreError;
 use crate::analytics::{
-    AggRow, AnalyticsRow, AnalyticsStore, Binds, DayIncrement, DayIncrementQuery, DayIncrementRow,
-    SORT_METRICS, SQLITE, bind_analytics, bind_rollup, day_increments_sql, query_sql,
+    AggRow, AnalyticsRow, AnalyticsStore, Binds, DayIncrement, DayIncrementQuery, SQLITE,
+    bind_analytics, bind_rollup, query_sql,
 };
 
 /// One row of the JSON result, in the column order of [`AggRow`].
@@ -88,20 +88,7 @@ impl AnalyticsStore for SqliteStore {
         org: OrgId,
         query: &DayIncrementQuery,
     ) -> Result<Vec<DayIncrement>, StoreError> {
-        let sort_by = SORT_METRICS
-            .into_iter()
-            .find(|m| *m == query.sort_by)
-            .unwrap_or("views");
-        let rows: Vec<DayIncrementRow> =
-            sqlx::query_as(AssertSqlSafe(day_increments_sql(&SQLITE, sort_by)))
-                .bind(org.0)
-                .bind(query.day)
-                .bind(query.limit)
-                .bind(query.campaign.clone())
-                .bind(query.platform.map(|p| p.id()))
-                .fetch_all(&self.pool)
-                .await?;
-        rows.into_iter().map(DayIncrement::try_from).collect()
+        crate::analytics::day_increments(&self.pool, &SQLITE, org, query).await
     }
 
     async fn analytics_totals(
