@@ -400,6 +400,9 @@ pub(crate) fn creator_batch(
         window: videos.window,
         credits_per_video: videos.credits_per_video,
         videos: videos.videos.clone(),
+        campaign: None,
+        budget: None,
+        account: None,
     }
 }
 

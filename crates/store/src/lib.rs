@@ -11,6 +11,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 pub mod analytics;
+pub mod bloggers;
 mod closes;
 pub mod creators;
 pub mod credits;
@@ -30,6 +31,7 @@ pub mod users;
 pub mod videos;
 
 pub use analytics::{AnalyticsRow, AnalyticsStore, DayIncrement, DayIncrementQuery};
+pub use bloggers::{BloggerStore, BloggerSummary};
 pub use creators::{
     ClaimedJob, CreatorJob, CreatorProfile, CreatorStore, CreatorVideos, DiscoveryOutcome,
     DiscoveryResult, DueDiscovery, JOB_TIMEOUT, JobFinished, JobStatus, JobSuccess, NewCreatorJob,
@@ -104,6 +106,7 @@ pub trait Store:
     + ImportStore
     + UserStore
     + InviteStore
+    + BloggerStore
     + Send
     + Sync
     + std::fmt::Debug

@@ -24,6 +24,12 @@ pub struct TrackBatch {
     pub credits_per_video: i64,
     /// The videos, in request order (duplicates allowed).
     pub videos: Vec<VideoRef>,
+    /// Campaign given to the newly tracked videos (a creator's campaign).
+    pub campaign: Option<String>,
+    /// Budget given to the newly tracked videos (a creator's budget per video).
+    pub budget: Option<i64>,
+    /// The tracked creator whose backfill or discovery this is.
+    pub account: Option<uuid::Uuid>,
 }
 
 /// One video of a [`TrackBatch`], once tracked.

@@ -7,6 +7,7 @@ use crate::state::AppState;
 
 pub mod access;
 pub mod api_keys;
+pub mod bloggers;
 pub mod identity;
 pub mod invitations;
 pub mod logo;
@@ -24,5 +25,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(invitations::router())
         .merge(logo::router())
         .merge(stats::router())
+        .merge(bloggers::router())
         .merge(api_keys::router())
 }

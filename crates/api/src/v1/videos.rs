@@ -133,6 +133,9 @@ async fn track(
             window: app.config.tracking_window,
             credits_per_video: app.config.credits_per_video,
             videos,
+            campaign: None,
+            budget: None,
+            account: None,
         };
         match app.store.track_videos(batch).await? {
             TrackOutcome::Tracked(t) => t,

@@ -239,6 +239,7 @@ impl CreatorStore for SqliteStore {
             &success.backfill,
             success.now,
         );
+        let batch = with_account_defaults(&mut tx, batch, account_id).await?;
         let (videos_tracked, videos_skipped) =
             track_what_fits(&mut tx, &batch, "creator_backfill").await?;
         sqlx::query(
@@ -428,6 +429,7 @@ impl CreatorStore for SqliteStore {
             &result.new_videos,
             result.now,
         );
+        let batch = with_account_defaults(&mut tx, batch, result.tracked_account_id).await?;
         let (videos_tracked, videos_skipped) =
             track_what_fits(&mut tx, &batch, "creator_discovery").await?;
         let note = discovery_note(result, videos_skipped);
@@ -522,4 +524,22 @@ async fn track_what_fits(
         )),
         TrackOutcome::QuotaExceeded { .. } => Ok((0, batch.videos.len())),
     }
+}
+
+/// `batch` with the tracked account's campaign and budget per video, which
+/// the videos it tracks take.
+async fn with_account_defaults(
+    tx: &mut Transaction<'static, Sqlite>,
+    mut batch: crate::videos::TrackBatch,
+    account: Uuid,
+) -> Result<crate::videos::TrackBatch, StoreError> {
+    let (campaign, budget): (Option<String>, Option<i64>) =
+        sqlx::query_as("SELECT campaign, budget_per_video FROM tracked_accounts WHERE id = ?1")
+            .bind(account)
+            .fetch_one(&mut **tx)
+            .await?;
+    batch.campaign = campaign;
+    batch.budget = budget;
+    batch.account = Some(account);
+    Ok(batch)
 }

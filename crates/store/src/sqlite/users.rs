@@ -5,3 +5,4 @@ use super::SqliteStore;
 
 crate::users::user_store_impl!(SqliteStore, true);
 crate::invites::invite_store_impl!(SqliteStore, true);
+crate::bloggers::blogger_store_impl!(SqliteStore, true);

@@ -376,14 +376,17 @@ pub(super) async fn track_in(
         sqlx::query(
             "INSERT INTO tracked_videos
                (id, organization_id, platform_video_id, tracking_started_at, tracking_ends_at,
-                created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?4, ?4)",
+                created_at, updated_at, campaign, budget, tracked_account_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?4, ?4, ?6, ?7, ?8)",
         )
         .bind(video_id.0)
         .bind(batch.organization_id.0)
         .bind(catalog_id)
         .bind(batch.now)
         .bind(ends)
+        .bind(&batch.campaign)
+        .bind(batch.budget)
+        .bind(batch.account)
         .execute(&mut **tx)
         .await?;
         sqlx::query(

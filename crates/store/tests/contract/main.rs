@@ -78,5 +78,8 @@ pub fn batch(org: OrgId, now: DateTime<Utc>, videos: Vec<VideoRef>) -> TrackBatc
         window: Duration::days(30),
         credits_per_video: 30,
         videos,
+        campaign: None,
+        budget: None,
+        account: None,
     }
 }

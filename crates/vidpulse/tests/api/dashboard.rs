@@ -10,14 +10,14 @@ use vidpulse_store::Backend;
 
 use crate::helpers::{TestApp, assert_nested_error};
 
-/// A token as `vidpulse admin issue-token` signs it, with the database's secret.
+/// A 30-day token as `vidpulse admin issue-token` signs it, with the database's secret.
 async fn token(app: &TestApp, email: &str, sub: Option<&str>) -> String {
     vidpulse::commands::admin::issue_token(
         &app.store,
         IdentityConfig::default(),
         email,
         sub,
-        3600,
+        30 * 24 * 3600,
         app.clock.now(),
     )
     .await
@@ -1050,4 +1050,255 @@ async fn a_burst_of_first_requests_creates_one_user(
             assert_eq!(a.status.as_u16(), 200, "{}", a.body);
         }
     }
+}
+
+#[rstest]
+#[tokio::test]
+async fn bloggers_are_listed_paused_resumed_and_their_new_videos_take_campaign_and_budget(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    use reqwest::Method;
+    use vidpulse_domain::identity::Role;
+    let app = TestApp::spawn(backend).await;
+    let (org, key) = app.org_with_key(Plan::Pro).await;
+    let org_id = vidpulse_domain::OrgId(org);
+    let org = org.to_string();
+    let (editor, editor_id) = member(&app, "ed@example.com").await;
+    let (viewer, viewer_id) = member(&app, "vi@example.com").await;
+    let (outsider, _) = member(&app, "out@example.com").await;
+    let now = app.clock.now();
+    app.store
+        .add_member(org_id, editor_id, Role::Editor, now)
+        .await
+        .unwrap();
+    app.store
+        .add_member(org_id, viewer_id, Role::Viewer, now)
+        .await
+        .unwrap();
+    let a = app
+        .post(
+            "/v1/bloggers/track",
+            &key,
+            &json!({"platform": "tiktok", "username": "ana_builds", "initial_videos_count": 2}),
+        )
+        .await;
+    assert_eq!(a.status.as_u16(), 202, "{}", a.body);
+    app.run_jobs_until_idle().await;
+
+    let a = call(
+        &app,
+        Method::GET,
+        "/blogger/list",
+        &viewer,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    let list = a.body["data"].as_array().unwrap();
+    assert_eq!(list.len(), 1);
+    let b = &list[0];
+    assert_eq!(b["username"], "ana_builds");
+    assert_eq!(b["platform"], "tiktok");
+    assert_eq!(b["is_active"], true);
+    assert_eq!(b["videos_tracked"], 2);
+    assert!(b["number_of_subscribers"].is_i64());
+    let tracking = b["tracking_id"].as_str().unwrap().to_owned();
+
+    // Writes need an editor; another organization cannot see or touch it.
+    let body = json!({"tracking_id": tracking, "campaign": "Summer launch"});
+    let a = call(
+        &app,
+        Method::POST,
+        "/blogger/set-campaign",
+        &viewer,
+        Some(&org),
+        Some(&body),
+    )
+    .await;
+    assert_nested_error(&a, 403, "INSUFFICIENT_PERMISSIONS");
+    let theirs = register(&app, &outsider, &json!({"name": "Other"})).await;
+    let their_org = theirs.body["data"]["organization_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let a = call(
+        &app,
+        Method::POST,
+        "/blogger/set-campaign",
+        &outsider,
+        Some(&their_org),
+        Some(&body),
+    )
+    .await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+    let a = call(
+        &app,
+        Method::GET,
+        "/blogger/list",
+        &outsider,
+        Some(&their_org),
+        None,
+    )
+    .await;
+    assert_eq!(a.body["data"], json!([]));
+
+    let a = call(
+        &app,
+        Method::POST,
+        "/blogger/set-campaign",
+        &editor,
+        Some(&org),
+        Some(&body),
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    let budget = json!({"tracking_id": tracking, "budget_per_video": 250});
+    let a = call(
+        &app,
+        Method::POST,
+        "/blogger/set-budget-per-video",
+        &editor,
+        Some(&org),
+        Some(&budget),
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    for (path, bad, field) in [
+        (
+            "/blogger/set-campaign",
+            json!({"tracking_id": tracking}),
+            "campaign",
+        ),
+        (
+            "/blogger/set-campaign",
+            json!({"tracking_id": tracking, "campaign": 5}),
+            "campaign",
+        ),
+        (
+            "/blogger/set-campaign",
+            json!({"tracking_id": tracking, "campaign": "x".repeat(201)}),
+            "campaign",
+        ),
+        (
+            "/blogger/set-campaign",
+            json!({"campaign": "A"}),
+            "tracking_id",
+        ),
+        (
+            "/blogger/set-budget-per-video",
+            json!({"tracking_id": tracking, "budget_per_video": 0}),
+            "budget_per_video",
+        ),
+        (
+            "/blogger/set-budget-per-video",
+            json!({"tracking_id": tracking, "budget_per_video": "9"}),
+            "budget_per_video",
+        ),
+        (
+            "/blogger/set-budget-per-video",
+            json!({"tracking_id": tracking}),
+            "budget_per_video",
+        ),
+        (
+            "/blogger/toggle",
+            json!({"tracking_id": tracking, "is_active": "no"}),
+            "is_active",
+        ),
+        (
+            "/blogger/toggle",
+            json!({"tracking_id": "nope", "is_active": false}),
+            "tracking_id",
+        ),
+    ] {
+        let a = call(&app, Method::POST, path, &editor, Some(&org), Some(&bad)).await;
+        assert_nested_error(&a, 400, "VALIDATION_ERROR");
+        assert_eq!(a.body["error"]["field"], field, "{path} {bad}");
+    }
+    let unknown = json!({"tracking_id": uuid::Uuid::new_v4().to_string(), "is_active": false});
+    let a = call(
+        &app,
+        Method::POST,
+        "/blogger/toggle",
+        &editor,
+        Some(&org),
+        Some(&unknown),
+    )
+    .await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+
+    // New videos found by discovery take the campaign and the budget.
+    for _ in 0..3 {
+        app.advance(Duration::days(1));
+        app.run_discovery_until_idle().await;
+    }
+    let videos = app.get("/v1/videos/stats?limit=100", Some(&key)).await;
+    let items = videos.body["data"]["data"].as_array().unwrap().clone();
+    assert!(items.len() > 2, "{}", videos.body);
+    let tagged = items
+        .iter()
+        .filter(|v| v["campaign"] == "Summer launch")
+        .count();
+    assert_eq!(
+        tagged,
+        items.len() - 2,
+        "only the videos tracked after the change"
+    );
+    let a = call(
+        &app,
+        Method::GET,
+        "/blogger/list",
+        &viewer,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_eq!(a.body["data"][0]["campaign"], "Summer launch", "{}", a.body);
+    assert_eq!(a.body["data"][0]["budget_per_video"], 250);
+
+    // Paused: discovery stops; resumed: it runs again.
+    let pause = json!({"tracking_id": tracking, "is_active": false});
+    let a = call(
+        &app,
+        Method::POST,
+        "/blogger/toggle",
+        &editor,
+        Some(&org),
+        Some(&pause),
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    let a = call(
+        &app,
+        Method::GET,
+        "/blogger/list",
+        &viewer,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_eq!(a.body["data"][0]["is_active"], false);
+    app.advance(Duration::days(1));
+    assert_eq!(app.run_discovery_until_idle().await, 0);
+    let resume = json!({"tracking_id": tracking, "is_active": true});
+    let a = call(
+        &app,
+        Method::POST,
+        "/blogger/toggle",
+        &editor,
+        Some(&org),
+        Some(&resume),
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    let a = call(
+        &app,
+        Method::GET,
+        "/blogger/list",
+        &viewer,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_eq!(a.body["data"][0]["is_active"], true);
 }

@@ -1,0 +1,268 @@
+//! Blogger management (spec: dashboard-api.md, "Blogger management"): the
+//! organization's tracked creators, pausing and resuming them (the same
+//! deactivation and reactivation as the public API), and the campaign and
+//! budget their new videos get. Viewers read; editors and above write.
+
+use axum::Json;
+use axum::extract::State;
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+use vidpulse_domain::identity::Role;
+use vidpulse_domain::patch::parse_campaign;
+
+use crate::dashboard::access::OrgAuth;
+use crate::dashboard::team::{Message, uuid_field};
+use crate::envelope::{Envelope, Meta, ok};
+use crate::error::ApiError;
+use crate::extract::JsonBody;
+use crate::middleware::RequestContext;
+use crate::state::AppState;
+use crate::v1::videos::rfc3339;
+
+/// The blogger routes.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(toggle))
+        .routes(routes!(set_campaign))
+        .routes(routes!(set_budget))
+}
+
+/// A tracked creator with a summary of its videos.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BloggerItem {
+    /// The organization's tracking of it (`tracking_id` of the other endpoints).
+    pub tracking_id: Uuid,
+    /// The creator.
+    pub blogger_id: Uuid,
+    /// Handle.
+    pub username: String,
+    /// `tiktok`, `instagram` or `youtube`.
+    pub platform: &'static str,
+    /// Display name.
+    pub channel_name: Option<String>,
+    /// Followers.
+    pub number_of_subscribers: Option<i64>,
+    /// Whether new videos are picked up daily.
+    pub is_active: bool,
+    /// Campaign its new videos get.
+    pub campaign: Option<String>,
+    /// Budget its new videos get.
+    pub budget_per_video: Option<i64>,
+    /// Videos backfilled at the start.
+    pub initial_videos_count: i64,
+    /// New videos tracked per day at most (null: the service default).
+    pub daily_videos_count: Option<i64>,
+    /// When its videos were last listed.
+    pub last_scraped_at: Option<String>,
+    /// The videos its backfill and discovery tracked.
+    pub videos_tracked: i64,
+    /// Their latest views, summed.
+    pub total_views: i64,
+}
+
+fn unknown() -> ApiError {
+    ApiError::not_found("No such tracked blogger")
+}
+
+fn object(body: &Value) -> Result<&serde_json::Map<String, Value>, ApiError> {
+    body.as_object()
+        .ok_or_else(|| ApiError::validation("body", "The body must be a JSON object"))
+}
+
+/// The organization's tracked creators, by handle. Any member.
+#[utoipa::path(
+    get, path = "/blogger/list", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    responses((status = 200, description = "Tracked creators", body = Envelope<Vec<BloggerItem>>)),
+    security(("bearer_jwt" = []))
+)]
+async fn list(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+) -> Result<Json<Envelope<Vec<BloggerItem>>>, ApiError> {
+    let items = app
+        .store
+        .bloggers(auth.org)
+        .await?
+        .into_iter()
+        .map(|b| BloggerItem {
+            tracking_id: b.tracking_id,
+            blogger_id: b.blogger_id,
+            username: b.username,
+            platform: b.platform.id(),
+            channel_name: b.channel_name,
+            number_of_subscribers: b.number_of_subscribers,
+            is_active: b.is_active,
+            campaign: b.campaign,
+            budget_per_video: b.budget_per_video,
+            initial_videos_count: b.initial_videos_count,
+            daily_videos_count: b.daily_videos_count,
+            last_scraped_at: b.last_scraped_at.map(rfc3339),
+            videos_tracked: b.videos_tracked,
+            total_views: b.total_views,
+        })
+        .collect();
+    Ok(ok(items, Meta::of(&ctx)))
+}
+
+/// Pauses (`is_active: false`: no more daily discovery; its videos keep
+/// their tracking) or resumes a creator. Editors and above.
+#[utoipa::path(
+    post, path = "/blogger/toggle", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    request_body(content = Object, description = "`{\"tracking_id\": \"<uuid>\", \"is_active\": false}`"),
+    responses(
+        (status = 200, description = "Done", body = Envelope<Message>),
+        (status = 400, description = "VALIDATION_ERROR with `field`"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+        (status = 404, description = "NOT_FOUND"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn toggle(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Envelope<Message>>, ApiError> {
+    auth.require(Role::Editor)?;
+    let id = uuid_field(&body, "tracking_id")?;
+    let active = match object(&body)?.get("is_active") {
+        Some(Value::Bool(b)) => *b,
+        _ => {
+            return Err(ApiError::validation(
+                "is_active",
+                "`is_active` must be true or false",
+            ));
+        }
+    };
+    if !app
+        .store
+        .set_account_active(auth.org, id, active, app.clock.now())
+        .await?
+    {
+        return Err(unknown());
+    }
+    let message = if active {
+        "Tracking resumed"
+    } else {
+        "Tracking paused"
+    };
+    Ok(ok(
+        Message {
+            message: message.into(),
+        },
+        Meta::of(&ctx),
+    ))
+}
+
+/// Sets the campaign the creator's new videos get (`null` or `""` clears);
+/// videos already tracked keep theirs. Editors and above.
+#[utoipa::path(
+    post, path = "/blogger/set-campaign", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    request_body(content = Object, description = "`{\"tracking_id\": \"<uuid>\", \"campaign\": \"Summer\"}`"),
+    responses(
+        (status = 200, description = "Done", body = Envelope<Message>),
+        (status = 400, description = "VALIDATION_ERROR with `field`"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+        (status = 404, description = "NOT_FOUND"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn set_campaign(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Envelope<Message>>, ApiError> {
+    auth.require(Role::Editor)?;
+    let id = uuid_field(&body, "tracking_id")?;
+    let campaign = match object(&body)?.get("campaign") {
+        None => return Err(ApiError::validation("campaign", "`campaign` is required")),
+        Some(Value::Null) => None,
+        Some(Value::String(s)) => {
+            parse_campaign(s).map_err(|m| ApiError::validation("campaign", m))?
+        }
+        Some(_) => {
+            return Err(ApiError::validation(
+                "campaign",
+                "`campaign` must be a string or null",
+            ));
+        }
+    };
+    if !app
+        .store
+        .set_blogger_campaign(auth.org, id, campaign.as_deref(), app.clock.now())
+        .await?
+    {
+        return Err(unknown());
+    }
+    Ok(ok(
+        Message {
+            message: "Campaign set".into(),
+        },
+        Meta::of(&ctx),
+    ))
+}
+
+/// Sets the budget the creator's new videos get: a whole number above 0, or
+/// `null` to clear. Editors and above.
+#[utoipa::path(
+    post, path = "/blogger/set-budget-per-video", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    request_body(content = Object, description = "`{\"tracking_id\": \"<uuid>\", \"budget_per_video\": 500}`"),
+    responses(
+        (status = 200, description = "Done", body = Envelope<Message>),
+        (status = 400, description = "VALIDATION_ERROR with `field`"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+        (status = 404, description = "NOT_FOUND"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn set_budget(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Envelope<Message>>, ApiError> {
+    auth.require(Role::Editor)?;
+    let id = uuid_field(&body, "tracking_id")?;
+    let budget = match object(&body)?.get("budget_per_video") {
+        None => {
+            return Err(ApiError::validation(
+                "budget_per_video",
+                "`budget_per_video` is required",
+            ));
+        }
+        Some(Value::Null) => None,
+        Some(v) => match v.as_i64() {
+            Some(b) if b > 0 => Some(b),
+            _ => {
+                return Err(ApiError::validation(
+                    "budget_per_video",
+                    "`budget_per_video` must be a whole number greater than 0, or null",
+                ));
+            }
+        },
+    };
+    if !app
+        .store
+        .set_blogger_budget(auth.org, id, budget, app.clock.now())
+        .await?
+    {
+        return Err(unknown());
+    }
+    Ok(ok(
+        Message {
+            message: "Budget set".into(),
+        },
+        Meta::of(&ctx),
+    ))
+}
