@@ -58,6 +58,19 @@ pub trait BloggerStore {
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError>;
 
+    /// Stops tracking a creator: the tracked account goes, its videos stay
+    /// (no longer tied to it). `false` when the organization has no such account.
+    async fn delete_blogger(&self, org: OrgId, tracking_id: Uuid) -> Result<bool, StoreError>;
+
+    /// Stops tracking a creator and deletes the organization's videos its
+    /// backfill and discovery tracked (their statistics leave the
+    /// organization's analytics); `None` when unknown, else how many videos went.
+    async fn delete_blogger_with_videos(
+        &self,
+        org: OrgId,
+        tracking_id: Uuid,
+    ) -> Result<Option<u64>, StoreError>;
+
     /// Sets the budget the creator's new videos get; `false` when unknown.
     async fn set_blogger_budget(
         &self,
@@ -163,6 +176,116 @@ macro_rules! blogger_store_impl {
                     == 1;
                 tx.commit().await?;
                 Ok(done)
+            }
+
+            async fn delete_blogger(
+                &self,
+                org: vidpulse_domain::OrgId,
+                tracking_id: uuid::Uuid,
+            ) -> Result<bool, $crate::StoreError> {
+                use $crate::users::sql;
+                let mut tx = self.write_tx().await?;
+                sqlx::query(sql(
+                    "UPDATE tracked_videos SET tracked_account_id = NULL
+                     WHERE tracked_account_id = $1 AND organization_id = $2",
+                    $sqlite,
+                ))
+                .bind(tracking_id)
+                .bind(org.0)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query(sql(
+                    "UPDATE creator_jobs SET tracked_account_id = NULL
+                     WHERE tracked_account_id = $1 AND organization_id = $2",
+                    $sqlite,
+                ))
+                .bind(tracking_id)
+                .bind(org.0)
+                .execute(&mut *tx)
+                .await?;
+                let done = sqlx::query(sql(
+                    "DELETE FROM tracked_accounts WHERE id = $1 AND organization_id = $2",
+                    $sqlite,
+                ))
+                .bind(tracking_id)
+                .bind(org.0)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected()
+                    == 1;
+                tx.commit().await?;
+                Ok(done)
+            }
+
+            async fn delete_blogger_with_videos(
+                &self,
+                org: vidpulse_domain::OrgId,
+                tracking_id: uuid::Uuid,
+            ) -> Result<Option<u64>, $crate::StoreError> {
+                use $crate::users::sql;
+                let mut tx = self.write_tx().await?;
+                let exists: i64 = sqlx::query_scalar(sql(
+                    "SELECT count(*) FROM tracked_accounts WHERE id = $1 AND organization_id = $2",
+                    $sqlite,
+                ))
+                .bind(tracking_id)
+                .bind(org.0)
+                .fetch_one(&mut *tx)
+                .await?;
+                if exists == 0 {
+                    return Ok(None);
+                }
+                let catalog: Vec<i64> = sqlx::query_scalar(sql(
+                    "SELECT platform_video_id FROM tracked_videos
+                     WHERE tracked_account_id = $1 AND organization_id = $2",
+                    $sqlite,
+                ))
+                .bind(tracking_id)
+                .bind(org.0)
+                .fetch_all(&mut *tx)
+                .await?;
+                // The videos' statistics leave the organization's rollup.
+                let scope = $crate::rollup::Scope::tracked_by(org.0, catalog);
+                let before = super::rollup::shares(&mut tx, &scope).await?;
+                sqlx::query(sql(
+                    "DELETE FROM video_tags WHERE tracked_video_id IN (
+                       SELECT id FROM tracked_videos
+                       WHERE tracked_account_id = $1 AND organization_id = $2)",
+                    $sqlite,
+                ))
+                .bind(tracking_id)
+                .bind(org.0)
+                .execute(&mut *tx)
+                .await?;
+                let deleted = sqlx::query(sql(
+                    "DELETE FROM tracked_videos WHERE tracked_account_id = $1 AND organization_id = $2",
+                    $sqlite,
+                ))
+                .bind(tracking_id)
+                .bind(org.0)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                super::rollup::settle(&mut tx, &scope, before).await?;
+                sqlx::query(sql(
+                    "UPDATE creator_jobs SET tracked_account_id = NULL
+                     WHERE tracked_account_id = $1 AND organization_id = $2",
+                    $sqlite,
+                ))
+                .bind(tracking_id)
+                .bind(org.0)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query(sql(
+                    "DELETE FROM tracked_accounts WHERE id = $1 AND organization_id = $2",
+                    $sqlite,
+                ))
+                .bind(tracking_id)
+                .bind(org.0)
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(Some(deleted))
             }
 
             async fn set_blogger_budget(

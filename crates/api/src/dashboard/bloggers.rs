@@ -30,6 +30,17 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(toggle))
         .routes(routes!(set_campaign))
         .routes(routes!(set_budget))
+        .routes(routes!(delete))
+        .routes(routes!(delete_with_videos))
+}
+
+/// What deleting a creator with its videos did.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DeletedWithVideos {
+    /// What happened.
+    pub message: String,
+    /// The organization's videos deleted with it.
+    pub videos_deleted: u64,
 }
 
 /// A tracked creator with a summary of its videos.
@@ -262,6 +273,76 @@ async fn set_budget(
     Ok(ok(
         Message {
             message: "Budget set".into(),
+        },
+        Meta::of(&ctx),
+    ))
+}
+
+/// Stops tracking a creator; the videos it brought in stay tracked, with
+/// their history. Editors and above.
+#[utoipa::path(
+    post, path = "/blogger/delete", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    request_body(content = Object, description = "`{\"tracking_id\": \"<uuid>\"}`"),
+    responses(
+        (status = 200, description = "Deleted", body = Envelope<Message>),
+        (status = 400, description = "VALIDATION_ERROR with `field`"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+        (status = 404, description = "NOT_FOUND"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn delete(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Envelope<Message>>, ApiError> {
+    auth.require(Role::Editor)?;
+    let id = uuid_field(&body, "tracking_id")?;
+    if !app.store.delete_blogger(auth.org, id).await? {
+        return Err(unknown());
+    }
+    Ok(ok(
+        Message {
+            message: "Blogger deleted; its videos are kept".into(),
+        },
+        Meta::of(&ctx),
+    ))
+}
+
+/// Stops tracking a creator and deletes the videos its backfill and
+/// discovery tracked (their statistics leave the organization's analytics;
+/// credits are not refunded). Editors and above.
+#[utoipa::path(
+    post, path = "/blogger/delete-with-videos", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    request_body(content = Object, description = "`{\"tracking_id\": \"<uuid>\"}`"),
+    responses(
+        (status = 200, description = "Deleted", body = Envelope<DeletedWithVideos>),
+        (status = 400, description = "VALIDATION_ERROR with `field`"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+        (status = 404, description = "NOT_FOUND"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn delete_with_videos(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Envelope<DeletedWithVideos>>, ApiError> {
+    auth.require(Role::Editor)?;
+    let id = uuid_field(&body, "tracking_id")?;
+    let videos_deleted = app
+        .store
+        .delete_blogger_with_videos(auth.org, id)
+        .await?
+        .ok_or_else(unknown)?;
+    Ok(ok(
+        DeletedWithVideos {
+            message: "Blogger and its videos deleted".into(),
+            videos_deleted,
         },
         Meta::of(&ctx),
     ))

@@ -1302,3 +1302,185 @@ async fn bloggers_are_listed_paused_resumed_and_their_new_videos_take_campaign_a
     .await;
     assert_eq!(a.body["data"][0]["is_active"], true);
 }
+
+#[rstest]
+#[tokio::test]
+async fn deleting_a_blogger_keeps_or_removes_its_videos_and_their_analytics(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    use reqwest::Method;
+    use vidpulse_domain::identity::Role;
+    let app = TestApp::spawn(backend).await;
+    let (org, key) = app.org_with_key(Plan::Pro).await;
+    let org_id = vidpulse_domain::OrgId(org);
+    let org = org.to_string();
+    let (editor, editor_id) = member(&app, "ed@example.com").await;
+    let (viewer, viewer_id) = member(&app, "vi@example.com").await;
+    let (outsider, _) = member(&app, "out@example.com").await;
+    let now = app.clock.now();
+    app.store
+        .add_member(org_id, editor_id, Role::Editor, now)
+        .await
+        .unwrap();
+    app.store
+        .add_member(org_id, viewer_id, Role::Viewer, now)
+        .await
+        .unwrap();
+    for who in ["ana_builds", "mira.cooks"] {
+        let a = app
+            .post(
+                "/v1/bloggers/track",
+                &key,
+                &json!({"platform": "tiktok", "username": who, "initial_videos_count": 3}),
+            )
+            .await;
+        assert_eq!(a.status.as_u16(), 202, "{}", a.body);
+    }
+    app.run_jobs_until_idle().await;
+    app.run_worker_until_idle().await;
+    let a = call(
+        &app,
+        Method::GET,
+        "/blogger/list",
+        &viewer,
+        Some(&org),
+        None,
+    )
+    .await;
+    let list = a.body["data"].as_array().unwrap().clone();
+    assert_eq!(list.len(), 2);
+    let (ana, mira) = (
+        list[0]["tracking_id"].as_str().unwrap().to_owned(),
+        list[1]["tracking_id"].as_str().unwrap().to_owned(),
+    );
+    let mira_views = list[1]["total_views"].as_i64().unwrap();
+    let before = views_today(&app, &key).await;
+    assert!(
+        mira_views > 0 && before > mira_views,
+        "{before} {mira_views}"
+    );
+
+    let body = json!({"tracking_id": mira});
+    let a = call(
+        &app,
+        Method::POST,
+        "/blogger/delete-with-videos",
+        &viewer,
+        Some(&org),
+        Some(&body),
+    )
+    .await;
+    assert_nested_error(&a, 403, "INSUFFICIENT_PERMISSIONS");
+    let theirs = register(&app, &outsider, &json!({"name": "Other"})).await;
+    let their_org = theirs.body["data"]["organization_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let a = call(
+        &app,
+        Method::POST,
+        "/blogger/delete-with-videos",
+        &outsider,
+        Some(&their_org),
+        Some(&body),
+    )
+    .await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+    let a = call(
+        &app,
+        Method::POST,
+        "/blogger/delete",
+        &editor,
+        Some(&org),
+        Some(&json!({"tracking_id": 7})),
+    )
+    .await;
+    assert_nested_error(&a, 400, "VALIDATION_ERROR");
+
+    let a = call(
+        &app,
+        Method::POST,
+        "/blogger/delete-with-videos",
+        &editor,
+        Some(&org),
+        Some(&body),
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(a.body["data"]["videos_deleted"], 3);
+    let videos = app.get("/v1/videos/stats?limit=100", Some(&key)).await;
+    assert_eq!(videos.body["data"]["data"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        views_today(&app, &key).await,
+        before - mira_views,
+        "its statistics left the analytics"
+    );
+    let maintained = vidpulse_store::testing::rollup_dump(&app.db.url)
+        .await
+        .unwrap();
+    app.store.rebuild_analytics().await.unwrap();
+    assert_eq!(
+        vidpulse_store::testing::rollup_dump(&app.db.url)
+            .await
+            .unwrap(),
+        maintained
+    );
+    let a = call(
+        &app,
+        Method::POST,
+        "/blogger/delete-with-videos",
+        &editor,
+        Some(&org),
+        Some(&body),
+    )
+    .await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+
+    // Deleting the other keeps its videos and their statistics.
+    let a = call(
+        &app,
+        Method::POST,
+        "/blogger/delete",
+        &editor,
+        Some(&org),
+        Some(&json!({"tracking_id": ana})),
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    let videos = app.get("/v1/videos/stats?limit=100", Some(&key)).await;
+    assert_eq!(videos.body["data"]["data"].as_array().unwrap().len(), 3);
+    assert_eq!(views_today(&app, &key).await, before - mira_views);
+    let a = call(
+        &app,
+        Method::GET,
+        "/blogger/list",
+        &viewer,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_eq!(a.body["data"], json!([]));
+    // The creator can be tracked again.
+    let a = app
+        .post(
+            "/v1/bloggers/track",
+            &key,
+            &json!({"platform": "tiktok", "username": "ana_builds", "initial_videos_count": 1}),
+        )
+        .await;
+    assert_eq!(a.status.as_u16(), 202, "{}", a.body);
+}
+
+/// Views gained since yesterday by the organization of `key` (public
+/// totals: videos tracked today count in full).
+async fn views_today(app: &TestApp, key: &str) -> i64 {
+    let today = app.clock.now().date_naive();
+    let yesterday = today.pred_opt().unwrap();
+    let a = app
+        .get(
+            &format!("/v1/analytics/metrics/totals?from={yesterday}&to={today}"),
+            Some(key),
+        )
+        .await;
+    a.body["data"]["total"]["views"].as_i64().unwrap()
+}
