@@ -477,7 +477,7 @@ macro_rules! user_store_impl {
                     if $sqlite {
                         "SELECT id FROM organizations WHERE id = $1"
                     } else {
-                        "SELECT id FROM organizations WHERE id = $1 FOR UPDATE"
+                        "SELECT id FROM organizations WHERE id = $1 FOR NO KEY UPDATE"
                     },
                     $sqlite,
                 ))

@@ -31,7 +31,7 @@ impl CreatorStore for PgStore {
     async fn start_creator_job(&self, job: &NewCreatorJob) -> Result<StartJob, StoreError> {
         let mut tx = self.pool.begin().await?;
         let (plan, quota, cap): (String, Option<i64>, Option<i64>) = sqlx::query_as(
-            "SELECT plan, video_quota, creator_cap FROM organizations WHERE id = $1 FOR UPDATE",
+            "SELECT plan, video_quota, creator_cap FROM organizations WHERE id = $1 FOR NO KEY UPDATE",
         )
         .bind(job.organization_id.0)
         .fetch_optional(&mut *tx)

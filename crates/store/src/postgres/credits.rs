@@ -34,7 +34,7 @@ impl CreditStore for PgStore {
     ) -> Result<CappedCharge, StoreError> {
         let mut tx = self.pool.begin().await?;
         // Concurrent charges of one organization queue on its row.
-        sqlx::query("SELECT id FROM organizations WHERE id = $1 FOR UPDATE")
+        sqlx::query("SELECT id FROM organizations WHERE id = $1 FOR NO KEY UPDATE")
             .bind(c.organization_id.0)
             .execute(&mut *tx)
             .await?;

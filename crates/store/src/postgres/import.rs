@@ -24,7 +24,7 @@ impl ImportStore for PgStore {
     ) -> Result<ImportOutcome, StoreError> {
         let mut tx = self.pool.begin().await?;
         let exists: Option<Uuid> =
-            sqlx::query_scalar("SELECT id FROM organizations WHERE id = $1 FOR UPDATE")
+            sqlx::query_scalar("SELECT id FROM organizations WHERE id = $1 FOR NO KEY UPDATE")
                 .bind(org.0)
                 .fetch_optional(&mut *tx)
                 .await?;

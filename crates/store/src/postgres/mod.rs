@@ -1,7 +1,9 @@
 //! The PostgreSQL backend: for scale-out. Row claims use
 //! `FOR UPDATE SKIP LOCKED`, so any number of workers can share the queue;
 //! write transactions lock the organization row where a check (quota) must
-//! hold until commit.
+//! hold until commit, `FOR NO KEY UPDATE`: a plain `FOR UPDATE` would wait on
+//! the key-share locks that inserts referencing the organization take, and
+//! two such transactions would deadlock.
 
 use std::str::FromStr;
 use std::time::Duration;

@@ -274,7 +274,7 @@ pub(super) async fn track_in(
     let (plan, quota_override): (String, Option<i64>) =
         // Locks the organization: concurrent track requests queue here, so the
     // quota check and the inserts below see each other.
-    sqlx::query_as("SELECT plan, video_quota FROM organizations WHERE id = $1 FOR UPDATE")
+    sqlx::query_as("SELECT plan, video_quota FROM organizations WHERE id = $1 FOR NO KEY UPDATE")
             .bind(batch.organization_id.0)
             .fetch_optional(&mut **tx)
             .await?
