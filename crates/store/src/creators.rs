@@ -64,6 +64,10 @@ pub struct NewCreatorJob {
     pub initial_videos_count: i64,
     /// Now.
     pub now: DateTime<Utc>,
+    /// Fetch the initial videos again for a creator the organization tracks
+    /// actively (dashboard: fetch-initial-videos) instead of refusing it as
+    /// already tracked; the creator cap does not apply.
+    pub refetch: bool,
 }
 
 /// What [`CreatorStore::start_creator_job`] did.

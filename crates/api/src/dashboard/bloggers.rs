@@ -5,6 +5,7 @@
 
 use axum::Json;
 use axum::extract::State;
+use axum::http::StatusCode;
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -13,11 +14,12 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 use vidpulse_domain::identity::Role;
 use vidpulse_domain::patch::parse_campaign;
+use vidpulse_store::{NewCreatorJob, StartJob};
 
 use crate::dashboard::access::OrgAuth;
 use crate::dashboard::team::{Message, uuid_field};
 use crate::envelope::{Envelope, Meta, ok};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::extract::JsonBody;
 use crate::middleware::RequestContext;
 use crate::state::AppState;
@@ -32,6 +34,16 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(set_budget))
         .routes(routes!(delete))
         .routes(routes!(delete_with_videos))
+        .routes(routes!(fetch_initial_videos))
+}
+
+/// A queued refetch.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Refetch {
+    /// What happened.
+    pub message: String,
+    /// The creator job doing it.
+    pub job_id: Uuid,
 }
 
 /// What deleting a creator with its videos did.
@@ -345,5 +357,97 @@ async fn delete_with_videos(
             videos_deleted,
         },
         Meta::of(&ctx),
+    ))
+}
+
+/// Fetches the creator's initial videos again (after a failed backfill), as
+/// a creator job: videos tracked already are neither tracked nor charged
+/// twice; new ones count against the quota. Answers 202. Editors and above.
+#[utoipa::path(
+    post, path = "/blogger/fetch-initial-videos", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    request_body(content = Object, description = "`{\"tracking_id\": \"<uuid>\"}`"),
+    responses(
+        (status = 202, description = "Queued", body = Envelope<Refetch>),
+        (status = 400, description = "VALIDATION_ERROR: bad `tracking_id`, or the blogger is paused"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+        (status = 404, description = "NOT_FOUND"),
+        (status = 409, description = "CREATOR_TRACK_IN_FLIGHT, with `job_id`"),
+        (status = 422, description = "SUBSCRIPTION_LIMIT"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn fetch_initial_videos(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    JsonBody(body): JsonBody,
+) -> Result<(StatusCode, Json<Envelope<Refetch>>), ApiError> {
+    auth.require(Role::Editor)?;
+    let id = uuid_field(&body, "tracking_id")?;
+    let blogger = app
+        .store
+        .bloggers(auth.org)
+        .await?
+        .into_iter()
+        .find(|b| b.tracking_id == id)
+        .ok_or_else(unknown)?;
+    if !blogger.is_active {
+        return Err(ApiError::validation(
+            "tracking_id",
+            "The blogger is paused: resume it first",
+        ));
+    }
+    let job = NewCreatorJob {
+        organization_id: auth.org,
+        api_key_id: None,
+        request_id: ctx.id.clone(),
+        platform: blogger.platform,
+        username: blogger.username.clone(),
+        initial_videos_count: blogger.initial_videos_count,
+        now: app.clock.now(),
+        refetch: true,
+    };
+    let job_id = match app.store.start_creator_job(&job).await? {
+        StartJob::Queued(job) => job.id,
+        StartJob::InFlight { job_id, .. } => {
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                ErrorCode::CreatorTrackInFlight,
+                "A job for this blogger is in flight",
+            )
+            .with_details(serde_json::json!({ "job_id": job_id })));
+        }
+        StartJob::QuotaExceeded {
+            quota,
+            in_use,
+            requested,
+        } => {
+            return Err(ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                ErrorCode::SubscriptionLimit,
+                format!(
+                    "The tracked-video quota ({quota}) cannot take {requested} more videos; {in_use} are in use"
+                ),
+            ));
+        }
+        StartJob::AlreadyTracked { .. } | StartJob::CreatorCapReached { .. } => {
+            // Not for an active account with `refetch`; it was paused meanwhile.
+            return Err(ApiError::validation(
+                "tracking_id",
+                "The blogger is paused: resume it first",
+            ));
+        }
+    };
+    app.jobs_wake.notify_one();
+    Ok((
+        StatusCode::ACCEPTED,
+        ok(
+            Refetch {
+                message: "Initial videos will be fetched again".into(),
+                job_id,
+            },
+            Meta::of(&ctx),
+        ),
     ))
 }

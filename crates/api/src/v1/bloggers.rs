@@ -215,6 +215,7 @@ async fn track(
         username: username.clone(),
         initial_videos_count: initial,
         now: app.clock.now(),
+        refetch: false,
     };
     let who = format!("@{username} on {}", platform.display_name());
     let queued = match app.store.start_creator_job(&job).await? {

@@ -53,7 +53,10 @@ impl CreatorStore for SqliteStore {
         .bind(&key)
         .fetch_optional(&mut *tx)
         .await?;
-        if let Some((id, true)) = account {
+        let refetching = job.refetch && matches!(account, Some((_, true)));
+        if let Some((id, true)) = account
+            && !refetching
+        {
             return Ok(StartJob::AlreadyTracked {
                 tracked_account_id: id,
             });
@@ -87,7 +90,8 @@ impl CreatorStore for SqliteStore {
         .bind(job.organization_id.0)
         .fetch_one(&mut *tx)
         .await?;
-        if active + pending_jobs + 1 > limits.creator_cap {
+        // A refetch tracks no new creator: only the videos count against limits.
+        if !refetching && active + pending_jobs + 1 > limits.creator_cap {
             return Ok(StartJob::CreatorCapReached {
                 cap: limits.creator_cap,
                 in_use: active + pending_jobs,

@@ -20,6 +20,7 @@ fn new_job(org: OrgId, username: &str, initial: i64) -> NewCreatorJob {
         username: username.into(),
         initial_videos_count: initial,
         now: t0(),
+        refetch: false,
     }
 }
 

@@ -1484,3 +1484,137 @@ async fn views_today(app: &TestApp, key: &str) -> i64 {
         .await;
     a.body["data"]["total"]["views"].as_i64().unwrap()
 }
+
+#[rstest]
+#[tokio::test]
+async fn fetching_initial_videos_again_runs_a_creator_job(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    use reqwest::Method;
+    use vidpulse_domain::identity::Role;
+    let app = TestApp::spawn(backend).await;
+    let (org, key) = app.org_with_key(Plan::Pro).await;
+    let org_id = vidpulse_domain::OrgId(org);
+    let org = org.to_string();
+    let (editor, editor_id) = member(&app, "ed@example.com").await;
+    let (viewer, viewer_id) = member(&app, "vi@example.com").await;
+    let now = app.clock.now();
+    app.store
+        .add_member(org_id, editor_id, Role::Editor, now)
+        .await
+        .unwrap();
+    app.store
+        .add_member(org_id, viewer_id, Role::Viewer, now)
+        .await
+        .unwrap();
+    let a = app
+        .post(
+            "/v1/bloggers/track",
+            &key,
+            &json!({"platform": "tiktok", "username": "ana_builds", "initial_videos_count": 2}),
+        )
+        .await;
+    assert_eq!(a.status.as_u16(), 202, "{}", a.body);
+    app.run_jobs_until_idle().await;
+    let a = call(
+        &app,
+        Method::GET,
+        "/blogger/list",
+        &viewer,
+        Some(&org),
+        None,
+    )
+    .await;
+    let tracking = a.body["data"][0]["tracking_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let body = json!({"tracking_id": tracking});
+
+    let a = call(
+        &app,
+        Method::POST,
+        "/blogger/fetch-initial-videos",
+        &viewer,
+        Some(&org),
+        Some(&body),
+    )
+    .await;
+    assert_nested_error(&a, 403, "INSUFFICIENT_PERMISSIONS");
+    let a = call(
+        &app,
+        Method::POST,
+        "/blogger/fetch-initial-videos",
+        &editor,
+        Some(&org),
+        Some(&body),
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 202, "{}", a.body);
+    let job = a.body["data"]["job_id"].as_str().unwrap().to_owned();
+    // One job at a time.
+    let a = call(
+        &app,
+        Method::POST,
+        "/blogger/fetch-initial-videos",
+        &editor,
+        Some(&org),
+        Some(&body),
+    )
+    .await;
+    assert_nested_error(&a, 409, "CREATOR_TRACK_IN_FLIGHT");
+    assert_eq!(a.body["error"]["job_id"], job.as_str());
+    app.run_jobs_until_idle().await;
+    let a = app
+        .get(&format!("/v1/bloggers/jobs/{job}"), Some(&key))
+        .await;
+    assert_eq!(a.body["data"]["status"], "succeeded", "{}", a.body);
+    assert_eq!(a.body["data"]["is_reactivation"], false);
+    // The same videos: nothing tracked or charged twice; one account still.
+    let videos = app.get("/v1/videos/stats?limit=100", Some(&key)).await;
+    assert_eq!(videos.body["data"]["data"].as_array().unwrap().len(), 2);
+    let a = call(
+        &app,
+        Method::GET,
+        "/blogger/list",
+        &viewer,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_eq!(a.body["data"].as_array().unwrap().len(), 1);
+    assert_eq!(a.body["data"][0]["videos_tracked"], 2);
+
+    // Paused: refused; unknown: 404.
+    let pause = json!({"tracking_id": tracking, "is_active": false});
+    call(
+        &app,
+        Method::POST,
+        "/blogger/toggle",
+        &editor,
+        Some(&org),
+        Some(&pause),
+    )
+    .await;
+    let a = call(
+        &app,
+        Method::POST,
+        "/blogger/fetch-initial-videos",
+        &editor,
+        Some(&org),
+        Some(&body),
+    )
+    .await;
+    assert_nested_error(&a, 400, "VALIDATION_ERROR");
+    let unknown = json!({"tracking_id": uuid::Uuid::new_v4().to_string()});
+    let a = call(
+        &app,
+        Method::POST,
+        "/blogger/fetch-initial-videos",
+        &editor,
+        Some(&org),
+        Some(&unknown),
+    )
+    .await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+}
