@@ -69,6 +69,7 @@ pub(crate) struct ImportVideo<'a> {
     pub rows: Vec<&'a ImportRow>,
 }
 
+/// The rows grouped per video, videos sorted by platform and id.
 pub(crate) fn by_video(rows: &[ImportRow]) -> Vec<ImportVideo<'_>> {
     let mut index: std::collections::HashMap<(Platform, &str), usize> =
         std::collections::HashMap::new();
@@ -113,5 +114,9 @@ pub(crate) fn by_video(rows: &[ImportRow]) -> Vec<ImportVideo<'_>> {
             );
         }
     }
+    // A fixed order for the catalog rows an import locks: two imports (or an
+    // import and a tracking) of the same videos cannot wait on each other in
+    // a cycle.
+    out.sort_by(|a, b| (a.platform.id(), a.external_id).cmp(&(b.platform.id(), b.external_id)));
     out
 }
