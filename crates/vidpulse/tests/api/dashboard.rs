@@ -1058,31 +1058,16 @@ async fn bloggers_are_listed_paused_resumed_and_their_new_videos_take_campaign_a
     #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
 ) {
     use reqwest::Method;
-    use vidpulse_domain::identity::Role;
     let app = TestApp::spawn(backend).await;
-    let (org, key) = app.org_with_key(Plan::Pro).await;
-    let org_id = vidpulse_domain::OrgId(org);
-    let org = org.to_string();
-    let (editor, editor_id) = member(&app, "ed@example.com").await;
-    let (viewer, viewer_id) = member(&app, "vi@example.com").await;
+    let Team {
+        org,
+        key,
+        editor,
+        viewer,
+        ..
+    } = team(&app).await;
     let (outsider, _) = member(&app, "out@example.com").await;
-    let now = app.clock.now();
-    app.store
-        .add_member(org_id, editor_id, Role::Editor, now)
-        .await
-        .unwrap();
-    app.store
-        .add_member(org_id, viewer_id, Role::Viewer, now)
-        .await
-        .unwrap();
-    let a = app
-        .post(
-            "/v1/bloggers/track",
-            &key,
-            &json!({"platform": "tiktok", "username": "ana_builds", "initial_videos_count": 2}),
-        )
-        .await;
-    assert_eq!(a.status.as_u16(), 202, "{}", a.body);
+    track_creator(&app, &key, "ana_builds", 2).await;
     app.run_jobs_until_idle().await;
 
     let a = call(
@@ -1309,32 +1294,17 @@ async fn deleting_a_blogger_keeps_or_removes_its_videos_and_their_analytics(
     #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
 ) {
     use reqwest::Method;
-    use vidpulse_domain::identity::Role;
     let app = TestApp::spawn(backend).await;
-    let (org, key) = app.org_with_key(Plan::Pro).await;
-    let org_id = vidpulse_domain::OrgId(org);
-    let org = org.to_string();
-    let (editor, editor_id) = member(&app, "ed@example.com").await;
-    let (viewer, viewer_id) = member(&app, "vi@example.com").await;
+    let Team {
+        org,
+        key,
+        editor,
+        viewer,
+        ..
+    } = team(&app).await;
     let (outsider, _) = member(&app, "out@example.com").await;
-    let now = app.clock.now();
-    app.store
-        .add_member(org_id, editor_id, Role::Editor, now)
-        .await
-        .unwrap();
-    app.store
-        .add_member(org_id, viewer_id, Role::Viewer, now)
-        .await
-        .unwrap();
     for who in ["ana_builds", "mira.cooks"] {
-        let a = app
-            .post(
-                "/v1/bloggers/track",
-                &key,
-                &json!({"platform": "tiktok", "username": who, "initial_videos_count": 3}),
-            )
-            .await;
-        assert_eq!(a.status.as_u16(), 202, "{}", a.body);
+        track_creator(&app, &key, who, 3).await;
     }
     app.run_jobs_until_idle().await;
     app.run_worker_until_idle().await;
@@ -1491,30 +1461,15 @@ async fn fetching_initial_videos_again_runs_a_creator_job(
     #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
 ) {
     use reqwest::Method;
-    use vidpulse_domain::identity::Role;
     let app = TestApp::spawn(backend).await;
-    let (org, key) = app.org_with_key(Plan::Pro).await;
-    let org_id = vidpulse_domain::OrgId(org);
-    let org = org.to_string();
-    let (editor, editor_id) = member(&app, "ed@example.com").await;
-    let (viewer, viewer_id) = member(&app, "vi@example.com").await;
-    let now = app.clock.now();
-    app.store
-        .add_member(org_id, editor_id, Role::Editor, now)
-        .await
-        .unwrap();
-    app.store
-        .add_member(org_id, viewer_id, Role::Viewer, now)
-        .await
-        .unwrap();
-    let a = app
-        .post(
-            "/v1/bloggers/track",
-            &key,
-            &json!({"platform": "tiktok", "username": "ana_builds", "initial_videos_count": 2}),
-        )
-        .await;
-    assert_eq!(a.status.as_u16(), 202, "{}", a.body);
+    let Team {
+        org,
+        key,
+        editor,
+        viewer,
+        ..
+    } = team(&app).await;
+    track_creator(&app, &key, "ana_builds", 2).await;
     app.run_jobs_until_idle().await;
     let a = call(
         &app,
@@ -1617,4 +1572,44 @@ async fn fetching_initial_videos_again_runs_a_creator_job(
     )
     .await;
     assert_nested_error(&a, 404, "NOT_FOUND");
+}
+
+/// A Pro organization with an API key, and an editor and a viewer signed in.
+struct Team {
+    org: String,
+    key: String,
+    editor: String,
+    viewer: String,
+}
+
+async fn team(app: &TestApp) -> Team {
+    use vidpulse_domain::identity::Role;
+    let (org, key) = app.org_with_key(Plan::Pro).await;
+    let org_id = vidpulse_domain::OrgId(org);
+    let (editor, editor_id) = member(app, "ed@example.com").await;
+    let (viewer, viewer_id) = member(app, "vi@example.com").await;
+    for (user, role) in [(editor_id, Role::Editor), (viewer_id, Role::Viewer)] {
+        app.store
+            .add_member(org_id, user, role, app.clock.now())
+            .await
+            .unwrap();
+    }
+    Team {
+        org: org.to_string(),
+        key,
+        editor,
+        viewer,
+    }
+}
+
+/// Starts tracking a TikTok creator through the public API (202 expected).
+async fn track_creator(app: &TestApp, key: &str, username: &str, initial: i64) {
+    let a = app
+        .post(
+            "/v1/bloggers/track",
+            key,
+            &json!({"platform": "tiktok", "username": username, "initial_videos_count": initial}),
+        )
+        .await;
+    assert_eq!(a.status.as_u16(), 202, "{}", a.body);
 }
