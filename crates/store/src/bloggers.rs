@@ -81,6 +81,24 @@ pub trait BloggerStore {
     ) -> Result<bool, StoreError>;
 }
 
+/// Untie a tracked account (`$1` of organization `$2`) from its videos and
+/// jobs, then delete it; the last statement's count says whether it existed.
+pub(crate) const FORGET_ACCOUNT: [&str; 3] = [
+    "UPDATE tracked_videos SET tracked_account_id = NULL
+     WHERE tracked_account_id = $1 AND organization_id = $2",
+    "UPDATE creator_jobs SET tracked_account_id = NULL
+     WHERE tracked_account_id = $1 AND organization_id = $2",
+    "DELETE FROM tracked_accounts WHERE id = $1 AND organization_id = $2",
+];
+
+/// Delete the videos a tracked account brought in (`$1` of organization
+/// `$2`), tags first; the last statement's count is the videos deleted.
+pub(crate) const DELETE_VIDEOS: [&str; 2] = [
+    "DELETE FROM video_tags WHERE tracked_video_id IN (
+       SELECT id FROM tracked_videos WHERE tracked_account_id = $1 AND organization_id = $2)",
+    "DELETE FROM tracked_videos WHERE tracked_account_id = $1 AND organization_id = $2",
+];
+
 /// Implements [`BloggerStore`] for a backend (see [`crate::users::user_store_impl`]).
 macro_rules! blogger_store_impl {
     ($store:ty, $sqlite:expr) => {
@@ -185,36 +203,17 @@ macro_rules! blogger_store_impl {
             ) -> Result<bool, $crate::StoreError> {
                 use $crate::users::sql;
                 let mut tx = self.write_tx().await?;
-                sqlx::query(sql(
-                    "UPDATE tracked_videos SET tracked_account_id = NULL
-                     WHERE tracked_account_id = $1 AND organization_id = $2",
-                    $sqlite,
-                ))
-                .bind(tracking_id)
-                .bind(org.0)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query(sql(
-                    "UPDATE creator_jobs SET tracked_account_id = NULL
-                     WHERE tracked_account_id = $1 AND organization_id = $2",
-                    $sqlite,
-                ))
-                .bind(tracking_id)
-                .bind(org.0)
-                .execute(&mut *tx)
-                .await?;
-                let done = sqlx::query(sql(
-                    "DELETE FROM tracked_accounts WHERE id = $1 AND organization_id = $2",
-                    $sqlite,
-                ))
-                .bind(tracking_id)
-                .bind(org.0)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected()
-                    == 1;
+                let mut deleted = 0;
+                for statement in $crate::bloggers::FORGET_ACCOUNT {
+                    deleted = sqlx::query(sql(statement, $sqlite))
+                        .bind(tracking_id)
+                        .bind(org.0)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                }
                 tx.commit().await?;
-                Ok(done)
+                Ok(deleted == 1)
             }
 
             async fn delete_blogger_with_videos(
@@ -247,45 +246,25 @@ macro_rules! blogger_store_impl {
                 // The videos' statistics leave the organization's rollup.
                 let scope = $crate::rollup::Scope::tracked_by(org.0, catalog);
                 let before = super::rollup::shares(&mut tx, &scope).await?;
-                sqlx::query(sql(
-                    "DELETE FROM video_tags WHERE tracked_video_id IN (
-                       SELECT id FROM tracked_videos
-                       WHERE tracked_account_id = $1 AND organization_id = $2)",
-                    $sqlite,
-                ))
-                .bind(tracking_id)
-                .bind(org.0)
-                .execute(&mut *tx)
-                .await?;
-                let deleted = sqlx::query(sql(
-                    "DELETE FROM tracked_videos WHERE tracked_account_id = $1 AND organization_id = $2",
-                    $sqlite,
-                ))
-                .bind(tracking_id)
-                .bind(org.0)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
+                let mut videos = 0;
+                for statement in $crate::bloggers::DELETE_VIDEOS {
+                    videos = sqlx::query(sql(statement, $sqlite))
+                        .bind(tracking_id)
+                        .bind(org.0)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                }
                 super::rollup::settle(&mut tx, &scope, before).await?;
-                sqlx::query(sql(
-                    "UPDATE creator_jobs SET tracked_account_id = NULL
-                     WHERE tracked_account_id = $1 AND organization_id = $2",
-                    $sqlite,
-                ))
-                .bind(tracking_id)
-                .bind(org.0)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query(sql(
-                    "DELETE FROM tracked_accounts WHERE id = $1 AND organization_id = $2",
-                    $sqlite,
-                ))
-                .bind(tracking_id)
-                .bind(org.0)
-                .execute(&mut *tx)
-                .await?;
+                for statement in $crate::bloggers::FORGET_ACCOUNT {
+                    sqlx::query(sql(statement, $sqlite))
+                        .bind(tracking_id)
+                        .bind(org.0)
+                        .execute(&mut *tx)
+                        .await?;
+                }
                 tx.commit().await?;
-                Ok(Some(deleted))
+                Ok(Some(videos))
             }
 
             async fn set_blogger_budget(
