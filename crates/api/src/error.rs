@@ -67,6 +67,8 @@ pub enum ErrorCode {
     BloggerNotTracked,
     /// The job ran past the timeout and was closed.
     JobTimeout,
+    /// The platform has no such account.
+    PlatformNotFound,
 }
 
 impl ErrorCode {
@@ -100,6 +102,7 @@ impl ErrorCode {
             ErrorCode::TrackedCreatorsLimit => "TRACKED_CREATORS_LIMIT",
             ErrorCode::BloggerNotTracked => "BLOGGER_NOT_TRACKED",
             ErrorCode::JobTimeout => "JOB_TIMEOUT",
+            ErrorCode::PlatformNotFound => "PLATFORM_NOT_FOUND",
         }
     }
 }

@@ -8,6 +8,7 @@ use uuid::Uuid;
 use vidpulse_domain::{OrgId, Platform};
 
 use crate::StoreError;
+use crate::creators::CreatorProfile;
 
 /// One tracked creator of an organization, with its videos summed.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,6 +41,84 @@ pub struct BloggerSummary {
     pub videos_tracked: i64,
     /// Their latest views, summed.
     pub total_views: i64,
+    /// The creator profile it belongs to, if any.
+    pub creator_profile: Option<ProfileRef>,
+    /// Its tags (its videos carry them), by name.
+    pub tags: Vec<Tag>,
+}
+
+/// A creator profile, as a blogger names it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProfileRef {
+    /// The profile (`creator_id` of the dashboard API).
+    pub id: Uuid,
+    /// Its name.
+    pub name: String,
+}
+
+/// One of an organization's tags.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tag {
+    /// Its id (`tag_ids` of the dashboard API).
+    pub id: Uuid,
+    /// Its name as first written.
+    pub name: String,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+}
+
+/// What replacing a blogger's tags did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SetTags {
+    /// Done: the tags now on the blogger and its videos.
+    Done(Vec<Tag>),
+    /// The organization has no such tracked account.
+    UnknownBlogger,
+    /// These ids are not tags of the organization; nothing was written.
+    UnknownTags(Vec<Uuid>),
+}
+
+/// A catalog creator an organization knows (tracks, tracked, or tracks
+/// videos of).
+#[derive(Debug, Clone, PartialEq)]
+pub struct KnownCreator {
+    /// The catalog id (`blogger_id`).
+    pub id: Uuid,
+    /// As last read from the platform.
+    pub profile: CreatorProfile,
+}
+
+/// The profile bloggers are grouped into.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum GroupInto<'a> {
+    /// A new profile with this name (`None`: the first blogger's channel name).
+    New(Option<&'a str>),
+    /// An existing profile of the organization.
+    Existing(Uuid),
+}
+
+/// A creator profile and the bloggers in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CreatorGroup {
+    /// The profile (`creator_id`).
+    pub id: Uuid,
+    /// Its name.
+    pub name: String,
+    /// The catalog ids (`blogger_id`) of its tracked accounts, sorted.
+    pub blogger_ids: Vec<Uuid>,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+}
+
+/// What grouping bloggers did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Grouped {
+    /// Done.
+    Done(CreatorGroup),
+    /// The organization has no such profile; nothing was written.
+    UnknownProfile,
+    /// The organization tracks none of these creators; nothing was written.
+    UnknownBloggers(Vec<Uuid>),
 }
 
 /// Tracked creators as the dashboard manages them.
@@ -79,6 +158,46 @@ pub trait BloggerStore {
         budget: Option<i64>,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError>;
+
+    /// The organization's tags, by name.
+    async fn tags(&self, org: OrgId) -> Result<Vec<Tag>, StoreError>;
+
+    /// Creates a tag, or finds the one of that name in any case; `true` when
+    /// it was created.
+    async fn create_tag(
+        &self,
+        org: OrgId,
+        name: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(Tag, bool), StoreError>;
+
+    /// Replaces a tracked creator's tags; its videos lose the tags taken off
+    /// and get the ones put on, and its future videos get them too.
+    async fn set_blogger_tags(
+        &self,
+        org: OrgId,
+        tracking_id: Uuid,
+        tag_ids: &[Uuid],
+    ) -> Result<SetTags, StoreError>;
+
+    /// A catalog creator the organization knows: one it tracks, one a
+    /// creator job of it tracked before (deleted since), or the author of
+    /// one of its tracked videos; `None` otherwise.
+    async fn known_creator(
+        &self,
+        org: OrgId,
+        creator_id: Uuid,
+    ) -> Result<Option<KnownCreator>, StoreError>;
+
+    /// Moves the organization's tracked accounts of these creators (catalog
+    /// ids) into a creator profile, new or existing; profiles left empty go.
+    async fn group_bloggers(
+        &self,
+        org: OrgId,
+        into: GroupInto<'_>,
+        blogger_ids: &[Uuid],
+        now: DateTime<Utc>,
+    ) -> Result<Grouped, StoreError>;
 }
 
 /// Untie a tracked account (`$1` of organization `$2`) from its videos and
@@ -98,6 +217,122 @@ pub(crate) const DELETE_VIDEOS: [&str; 2] = [
        SELECT id FROM tracked_videos WHERE tracked_account_id = $1 AND organization_id = $2)",
     "DELETE FROM tracked_videos WHERE tracked_account_id = $1 AND organization_id = $2",
 ];
+
+/// Delete the organization's (`$1`) creator profiles that no tracked
+/// account belongs to any more.
+pub(crate) const DROP_EMPTY_PROFILES: &str = "DELETE FROM creator_profiles
+     WHERE organization_id = $1 AND NOT EXISTS (
+       SELECT 1 FROM tracked_accounts ta WHERE ta.creator_profile_id = creator_profiles.id)";
+
+/// Generates, in a backend's creators module (beside its `upsert_creator`),
+/// `open_account` (the tracked account of a dashboard add) and
+/// `replace_account_tags` (a blogger's tags, on its videos too).
+macro_rules! account_setup_impl {
+    ($db:ty, $sqlite:expr) => {
+        /// Opens (or reactivates) the organization's tracked account of the
+        /// setup's creator, with its settings; returns its id.
+        pub(super) async fn open_account(
+            tx: &mut sqlx::Transaction<'static, $db>,
+            org: uuid::Uuid,
+            setup: &$crate::creators::AccountSetup,
+            initial_videos_count: i64,
+            now: chrono::DateTime<chrono::Utc>,
+        ) -> Result<uuid::Uuid, $crate::StoreError> {
+            use $crate::users::sql;
+            let creator_id = match &setup.creator {
+                $crate::creators::SetupCreator::Profile(p) => upsert_creator(tx, p, now).await?,
+                $crate::creators::SetupCreator::Known(id) => *id,
+            };
+            // Discovery starts when the backfill succeeds (the job sets
+            // `next_discovery_at`).
+            let id: uuid::Uuid = sqlx::query_scalar(sql(
+                "INSERT INTO tracked_accounts
+                   (id, organization_id, creator_id, is_active, initial_videos_count,
+                    daily_videos_count, campaign, discovered_since, created_at, updated_at)
+                 VALUES ($1, $2, $3, TRUE, $4, $5, $6, $7, $7, $7)
+                 ON CONFLICT (organization_id, creator_id) DO UPDATE SET
+                   is_active = TRUE, initial_videos_count = excluded.initial_videos_count,
+                   daily_videos_count = coalesce(excluded.daily_videos_count,
+                                                 tracked_accounts.daily_videos_count),
+                   campaign = coalesce(excluded.campaign, tracked_accounts.campaign),
+                   discovered_since = excluded.discovered_since, next_discovery_at = NULL,
+                   discovery_note = NULL, updated_at = excluded.updated_at
+                 RETURNING id",
+                $sqlite,
+            ))
+            .bind(uuid::Uuid::now_v7())
+            .bind(org)
+            .bind(creator_id)
+            .bind(initial_videos_count)
+            .bind(setup.daily_videos_count)
+            .bind(&setup.campaign)
+            .bind(now)
+            .fetch_one(&mut **tx)
+            .await?;
+            if let Some(tags) = &setup.tag_ids {
+                replace_account_tags(tx, org, id, tags).await?;
+            }
+            Ok(id)
+        }
+
+        /// Replaces the tags of a tracked account (of organization `org`;
+        /// ids of other organizations' tags are ignored): its videos lose
+        /// the old ones and get the new ones.
+        pub(super) async fn replace_account_tags(
+            tx: &mut sqlx::Transaction<'static, $db>,
+            org: uuid::Uuid,
+            account: uuid::Uuid,
+            tag_ids: &[uuid::Uuid],
+        ) -> Result<(), $crate::StoreError> {
+            use $crate::users::sql;
+            sqlx::query(sql(
+                "DELETE FROM video_tags
+                 WHERE tag_id IN (SELECT tag_id FROM account_tags WHERE tracked_account_id = $1)
+                   AND tracked_video_id IN (SELECT id FROM tracked_videos
+                                            WHERE tracked_account_id = $1 AND organization_id = $2)",
+                $sqlite,
+            ))
+            .bind(account)
+            .bind(org)
+            .execute(&mut **tx)
+            .await?;
+            sqlx::query(sql(
+                "DELETE FROM account_tags WHERE tracked_account_id = $1",
+                $sqlite,
+            ))
+            .bind(account)
+            .execute(&mut **tx)
+            .await?;
+            for tag in tag_ids {
+                sqlx::query(sql(
+                    "INSERT INTO account_tags (tracked_account_id, tag_id)
+                     SELECT $1, id FROM tags WHERE id = $2 AND organization_id = $3
+                     ON CONFLICT DO NOTHING",
+                    $sqlite,
+                ))
+                .bind(account)
+                .bind(tag)
+                .bind(org)
+                .execute(&mut **tx)
+                .await?;
+            }
+            sqlx::query(sql(
+                "INSERT INTO video_tags (tracked_video_id, tag_id)
+                 SELECT tv.id, at.tag_id FROM tracked_videos tv
+                 JOIN account_tags at ON at.tracked_account_id = tv.tracked_account_id
+                 WHERE tv.tracked_account_id = $1 AND tv.organization_id = $2
+                 ON CONFLICT DO NOTHING",
+                $sqlite,
+            ))
+            .bind(account)
+            .bind(org)
+            .execute(&mut **tx)
+            .await?;
+            Ok(())
+        }
+    };
+}
+pub(crate) use account_setup_impl;
 
 /// Implements [`BloggerStore`] for a backend (see [`crate::users::user_store_impl`]).
 macro_rules! blogger_store_impl {
@@ -125,6 +360,8 @@ macro_rules! blogger_store_impl {
                     last_scraped_at: Option<chrono::DateTime<chrono::Utc>>,
                     videos_tracked: i64,
                     total_views: i64,
+                    profile_id: Option<uuid::Uuid>,
+                    profile_name: Option<String>,
                 }
                 let rows: Vec<Row> = sqlx::query_as(sql(
                     "SELECT ta.id AS tracking_id, c.id AS blogger_id, c.platform, c.username,
@@ -132,25 +369,59 @@ macro_rules! blogger_store_impl {
                             ta.is_active, ta.campaign, ta.budget_per_video,
                             ta.initial_videos_count, ta.daily_videos_count, ta.last_scraped_at,
                             CAST(count(pv.id) AS BIGINT) AS videos_tracked,
-                            CAST(coalesce(sum(pv.views), 0) AS BIGINT) AS total_views
+                            CAST(coalesce(sum(pv.views), 0) AS BIGINT) AS total_views,
+                            cp.id AS profile_id, cp.name AS profile_name
                      FROM tracked_accounts ta
                      JOIN creators c ON c.id = ta.creator_id
+                     LEFT JOIN creator_profiles cp ON cp.id = ta.creator_profile_id
                      LEFT JOIN tracked_videos tv ON tv.tracked_account_id = ta.id
                      LEFT JOIN platform_videos pv ON pv.id = tv.platform_video_id
                      WHERE ta.organization_id = $1
                      GROUP BY ta.id, c.id, c.platform, c.username, c.display_name,
                               c.follower_count, ta.is_active, ta.campaign, ta.budget_per_video,
                               ta.initial_videos_count, ta.daily_videos_count, ta.last_scraped_at,
-                              c.username_key
+                              c.username_key, cp.id, cp.name
                      ORDER BY c.username_key, c.platform",
                     $sqlite,
                 ))
                 .bind(org.0)
                 .fetch_all(&self.pool)
                 .await?;
+                #[derive(sqlx::FromRow)]
+                struct TagRow {
+                    tracked_account_id: uuid::Uuid,
+                    id: uuid::Uuid,
+                    name: String,
+                    created_at: chrono::DateTime<chrono::Utc>,
+                }
+                let tag_rows: Vec<TagRow> = sqlx::query_as(sql(
+                    "SELECT at.tracked_account_id, t.id, t.name, t.created_at
+                     FROM account_tags at JOIN tags t ON t.id = at.tag_id
+                     WHERE t.organization_id = $1
+                     ORDER BY t.name_lower, t.id",
+                    $sqlite,
+                ))
+                .bind(org.0)
+                .fetch_all(&self.pool)
+                .await?;
+                let mut tags: std::collections::HashMap<uuid::Uuid, Vec<$crate::bloggers::Tag>> =
+                    std::collections::HashMap::new();
+                for t in tag_rows {
+                    tags.entry(t.tracked_account_id)
+                        .or_default()
+                        .push($crate::bloggers::Tag {
+                            id: t.id,
+                            name: t.name,
+                            created_at: t.created_at,
+                        });
+                }
                 rows.into_iter()
                     .map(|r| {
                         Ok($crate::bloggers::BloggerSummary {
+                            creator_profile: r.profile_id.zip(r.profile_name).map(|(id, name)| {
+                                $crate::bloggers::ProfileRef { id, name }
+                            }),
+                            tags: tags.remove(&r.tracking_id).unwrap_or_default(),
                             tracking_id: r.tracking_id,
                             blogger_id: r.blogger_id,
                             platform: $crate::rows::parse_platform(&r.platform)?,
@@ -212,6 +483,10 @@ macro_rules! blogger_store_impl {
                         .await?
                         .rows_affected();
                 }
+                sqlx::query(sql($crate::bloggers::DROP_EMPTY_PROFILES, $sqlite))
+                    .bind(org.0)
+                    .execute(&mut *tx)
+                    .await?;
                 tx.commit().await?;
                 Ok(deleted == 1)
             }
@@ -263,6 +538,10 @@ macro_rules! blogger_store_impl {
                         .execute(&mut *tx)
                         .await?;
                 }
+                sqlx::query(sql($crate::bloggers::DROP_EMPTY_PROFILES, $sqlite))
+                    .bind(org.0)
+                    .execute(&mut *tx)
+                    .await?;
                 tx.commit().await?;
                 Ok(Some(videos))
             }
@@ -291,6 +570,313 @@ macro_rules! blogger_store_impl {
                     == 1;
                 tx.commit().await?;
                 Ok(done)
+            }
+
+            async fn tags(
+                &self,
+                org: vidpulse_domain::OrgId,
+            ) -> Result<Vec<$crate::bloggers::Tag>, $crate::StoreError> {
+                use $crate::users::sql;
+                let rows: Vec<(uuid::Uuid, String, chrono::DateTime<chrono::Utc>)> =
+                    sqlx::query_as(sql(
+                        "SELECT id, name, created_at FROM tags WHERE organization_id = $1
+                         ORDER BY name_lower",
+                        $sqlite,
+                    ))
+                    .bind(org.0)
+                    .fetch_all(&self.pool)
+                    .await?;
+                Ok(rows
+                    .into_iter()
+                    .map(|(id, name, created_at)| $crate::bloggers::Tag {
+                        id,
+                        name,
+                        created_at,
+                    })
+                    .collect())
+            }
+
+            async fn create_tag(
+                &self,
+                org: vidpulse_domain::OrgId,
+                name: &str,
+                now: chrono::DateTime<chrono::Utc>,
+            ) -> Result<($crate::bloggers::Tag, bool), $crate::StoreError> {
+                use $crate::users::sql;
+                let mut tx = self.write_tx().await?;
+                let created: Option<uuid::Uuid> = sqlx::query_scalar(sql(
+                    "INSERT INTO tags (id, organization_id, name, name_lower, created_at)
+                     VALUES ($1, $2, $3, $4, $5)
+                     ON CONFLICT (organization_id, name_lower) DO NOTHING
+                     RETURNING id",
+                    $sqlite,
+                ))
+                .bind(uuid::Uuid::now_v7())
+                .bind(org.0)
+                .bind(name)
+                .bind(name.to_lowercase())
+                .bind(now)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let (id, name, created_at): (uuid::Uuid, String, chrono::DateTime<chrono::Utc>) =
+                    sqlx::query_as(sql(
+                        "SELECT id, name, created_at FROM tags
+                         WHERE organization_id = $1 AND name_lower = $2",
+                        $sqlite,
+                    ))
+                    .bind(org.0)
+                    .bind(name.to_lowercase())
+                    .fetch_one(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok((
+                    $crate::bloggers::Tag {
+                        id,
+                        name,
+                        created_at,
+                    },
+                    created.is_some(),
+                ))
+            }
+
+            async fn set_blogger_tags(
+                &self,
+                org: vidpulse_domain::OrgId,
+                tracking_id: uuid::Uuid,
+                tag_ids: &[uuid::Uuid],
+            ) -> Result<$crate::bloggers::SetTags, $crate::StoreError> {
+                use $crate::bloggers::{SetTags, Tag};
+                use $crate::users::sql;
+                let mut tx = self.write_tx().await?;
+                let exists: i64 = sqlx::query_scalar(sql(
+                    "SELECT count(*) FROM tracked_accounts WHERE id = $1 AND organization_id = $2",
+                    $sqlite,
+                ))
+                .bind(tracking_id)
+                .bind(org.0)
+                .fetch_one(&mut *tx)
+                .await?;
+                if exists == 0 {
+                    return Ok(SetTags::UnknownBlogger);
+                }
+                let mut tags = Vec::with_capacity(tag_ids.len());
+                let mut unknown = Vec::new();
+                for id in tag_ids {
+                    let tag: Option<(String, chrono::DateTime<chrono::Utc>)> =
+                        sqlx::query_as(sql(
+                            "SELECT name, created_at FROM tags WHERE id = $1 AND organization_id = $2",
+                            $sqlite,
+                        ))
+                        .bind(id)
+                        .bind(org.0)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                    match tag {
+                        Some((name, created_at)) => tags.push(Tag {
+                            id: *id,
+                            name,
+                            created_at,
+                        }),
+                        None => unknown.push(*id),
+                    }
+                }
+                if !unknown.is_empty() {
+                    return Ok(SetTags::UnknownTags(unknown));
+                }
+                super::creators::replace_account_tags(&mut tx, org.0, tracking_id, tag_ids).await?;
+                tx.commit().await?;
+                tags.sort_by(|a, b| a.name.to_lowercase().cmp(&b.name.to_lowercase()));
+                tags.dedup_by_key(|t| t.id);
+                Ok(SetTags::Done(tags))
+            }
+
+            async fn known_creator(
+                &self,
+                org: vidpulse_domain::OrgId,
+                creator_id: uuid::Uuid,
+            ) -> Result<Option<$crate::bloggers::KnownCreator>, $crate::StoreError> {
+                use $crate::users::sql;
+                #[derive(sqlx::FromRow)]
+                struct Row {
+                    platform: String,
+                    channel_id: String,
+                    username: String,
+                    display_name: Option<String>,
+                    avatar_url: Option<String>,
+                    follower_count: Option<i64>,
+                }
+                let row: Option<Row> = sqlx::query_as(sql(
+                    "SELECT c.platform, c.channel_id, c.username, c.display_name, c.avatar_url,
+                            c.follower_count
+                     FROM creators c
+                     WHERE c.id = $1 AND (
+                       EXISTS (SELECT 1 FROM tracked_accounts ta
+                               WHERE ta.creator_id = c.id AND ta.organization_id = $2)
+                       OR EXISTS (SELECT 1 FROM creator_jobs j
+                                  WHERE j.organization_id = $2 AND j.platform = c.platform
+                                    AND j.username_key = c.username_key
+                                    AND j.status = 'succeeded')
+                       OR EXISTS (SELECT 1 FROM tracked_videos tv
+                                  JOIN platform_videos pv ON pv.id = tv.platform_video_id
+                                  WHERE tv.organization_id = $2 AND pv.platform = c.platform
+                                    AND lower(pv.author_username) = c.username_key))",
+                    $sqlite,
+                ))
+                .bind(creator_id)
+                .bind(org.0)
+                .fetch_optional(&self.pool)
+                .await?;
+                row.map(|r| {
+                    Ok($crate::bloggers::KnownCreator {
+                        id: creator_id,
+                        profile: $crate::creators::CreatorProfile {
+                            platform: $crate::rows::parse_platform(&r.platform)?,
+                            channel_id: r.channel_id,
+                            username: r.username,
+                            display_name: r.display_name,
+                            avatar_url: r.avatar_url,
+                            follower_count: r.follower_count,
+                        },
+                    })
+                })
+                .transpose()
+            }
+
+            async fn group_bloggers(
+                &self,
+                org: vidpulse_domain::OrgId,
+                into: $crate::bloggers::GroupInto<'_>,
+                blogger_ids: &[uuid::Uuid],
+                now: chrono::DateTime<chrono::Utc>,
+            ) -> Result<$crate::bloggers::Grouped, $crate::StoreError> {
+                use $crate::bloggers::{CreatorGroup, GroupInto, Grouped};
+                use $crate::users::sql;
+                let mut tx = self.write_tx().await?;
+                // The accounts, in id order (row locks in one order on PostgreSQL).
+                let mut accounts = Vec::with_capacity(blogger_ids.len());
+                let mut unknown = Vec::new();
+                for id in blogger_ids {
+                    let found: Option<(uuid::Uuid, Option<uuid::Uuid>, String, Option<String>)> =
+                        sqlx::query_as(sql(
+                            "SELECT ta.id, ta.creator_profile_id, c.username, c.display_name
+                             FROM tracked_accounts ta JOIN creators c ON c.id = ta.creator_id
+                             WHERE ta.creator_id = $1 AND ta.organization_id = $2",
+                            $sqlite,
+                        ))
+                        .bind(id)
+                        .bind(org.0)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                    match found {
+                        Some(found) => accounts.push(found),
+                        None => unknown.push(*id),
+                    }
+                }
+                if !unknown.is_empty() {
+                    return Ok(Grouped::UnknownBloggers(unknown));
+                }
+                let profile = match into {
+                    GroupInto::Existing(id) => {
+                        let found: Option<uuid::Uuid> = sqlx::query_scalar(sql(
+                            "SELECT id FROM creator_profiles WHERE id = $1 AND organization_id = $2",
+                            $sqlite,
+                        ))
+                        .bind(id)
+                        .bind(org.0)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                        match found {
+                            Some(id) => id,
+                            None => return Ok(Grouped::UnknownProfile),
+                        }
+                    }
+                    GroupInto::New(name) => {
+                        let name = match name {
+                            Some(name) => name.to_owned(),
+                            None => accounts
+                                .first()
+                                .map(|(_, _, username, display)| {
+                                    display.clone().unwrap_or_else(|| username.clone())
+                                })
+                                .unwrap_or_default(),
+                        };
+                        let id = uuid::Uuid::now_v7();
+                        sqlx::query(sql(
+                            "INSERT INTO creator_profiles (id, organization_id, name, created_at, updated_at)
+                             VALUES ($1, $2, $3, $4, $4)",
+                            $sqlite,
+                        ))
+                        .bind(id)
+                        .bind(org.0)
+                        .bind(name)
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await?;
+                        id
+                    }
+                };
+                accounts.sort_by_key(|a| a.0);
+                let mut left: Vec<uuid::Uuid> = Vec::new();
+                for (account, previous, _, _) in &accounts {
+                    sqlx::query(sql(
+                        "UPDATE tracked_accounts SET creator_profile_id = $1, updated_at = $2
+                         WHERE id = $3",
+                        $sqlite,
+                    ))
+                    .bind(profile)
+                    .bind(now)
+                    .bind(account)
+                    .execute(&mut *tx)
+                    .await?;
+                    if let Some(previous) = previous
+                        && *previous != profile
+                    {
+                        left.push(*previous);
+                    }
+                }
+                left.sort();
+                left.dedup();
+                for previous in left {
+                    sqlx::query(sql(
+                        "DELETE FROM creator_profiles WHERE id = $1 AND NOT EXISTS (
+                           SELECT 1 FROM tracked_accounts WHERE creator_profile_id = $1)",
+                        $sqlite,
+                    ))
+                    .bind(previous)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                sqlx::query(sql(
+                    "UPDATE creator_profiles SET updated_at = $2 WHERE id = $1",
+                    $sqlite,
+                ))
+                .bind(profile)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                let (name, created_at): (String, chrono::DateTime<chrono::Utc>) =
+                    sqlx::query_as(sql(
+                        "SELECT name, created_at FROM creator_profiles WHERE id = $1",
+                        $sqlite,
+                    ))
+                    .bind(profile)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                let blogger_ids: Vec<uuid::Uuid> = sqlx::query_scalar(sql(
+                    "SELECT creator_id FROM tracked_accounts WHERE creator_profile_id = $1
+                     ORDER BY creator_id",
+                    $sqlite,
+                ))
+                .bind(profile)
+                .fetch_all(&mut *tx)
+                .await?;
+                tx.commit().await?;
+                Ok(Grouped::Done(CreatorGroup {
+                    id: profile,
+                    name,
+                    blogger_ids,
+                    created_at,
+                }))
             }
         }
     };

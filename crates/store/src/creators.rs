@@ -68,6 +68,45 @@ pub struct NewCreatorJob {
     /// actively (dashboard: fetch-initial-videos) instead of refusing it as
     /// already tracked; the creator cap does not apply.
     pub refetch: bool,
+    /// Open the tracked account at once, with these settings, and let the
+    /// job backfill it (dashboard: blogger/add and add-from-tracking).
+    pub setup: Option<AccountSetup>,
+}
+
+/// The tracked account a dashboard add opens when its job is queued: active
+/// at once (so it is listed and counted), its videos backfilled by the job,
+/// its daily discovery started when the backfill succeeds.
+#[derive(Debug, Clone)]
+pub struct AccountSetup {
+    /// The creator.
+    pub creator: SetupCreator,
+    /// New videos per day at most (`None`: the service default, or the
+    /// account's own when it is reactivated).
+    pub daily_videos_count: Option<i64>,
+    /// Campaign its videos get (`None` keeps a reactivated account's).
+    pub campaign: Option<String>,
+    /// Tags its videos get, ids of the organization's tags; `None` keeps a
+    /// reactivated account's.
+    pub tag_ids: Option<Vec<Uuid>>,
+}
+
+impl AccountSetup {
+    /// The platform's id of the account, when it was just read.
+    pub fn channel_id(&self) -> Option<&str> {
+        match &self.creator {
+            SetupCreator::Profile(p) => Some(&p.channel_id),
+            SetupCreator::Known(_) => None,
+        }
+    }
+}
+
+/// Where the creator of an [`AccountSetup`] comes from.
+#[derive(Debug, Clone)]
+pub enum SetupCreator {
+    /// Just read from the platform: the catalog row is inserted or refreshed.
+    Profile(CreatorProfile),
+    /// A catalog row the organization knows (no platform call).
+    Known(Uuid),
 }
 
 /// What [`CreatorStore::start_creator_job`] did.

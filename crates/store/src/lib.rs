@@ -31,11 +31,14 @@ pub mod users;
 pub mod videos;
 
 pub use analytics::{AnalyticsRow, AnalyticsStore, DayIncrement, DayIncrementQuery};
-pub use bloggers::{BloggerStore, BloggerSummary};
+pub use bloggers::{
+    BloggerStore, BloggerSummary, CreatorGroup, GroupInto, Grouped, KnownCreator, ProfileRef,
+    SetTags, Tag,
+};
 pub use creators::{
-    ClaimedJob, CreatorJob, CreatorProfile, CreatorStore, CreatorVideos, DiscoveryOutcome,
-    DiscoveryResult, DueDiscovery, JOB_TIMEOUT, JobFinished, JobStatus, JobSuccess, NewCreatorJob,
-    StartJob, TrackedAccount,
+    AccountSetup, ClaimedJob, CreatorJob, CreatorProfile, CreatorStore, CreatorVideos,
+    DiscoveryOutcome, DiscoveryResult, DueDiscovery, JOB_TIMEOUT, JobFinished, JobStatus,
+    JobSuccess, NewCreatorJob, SetupCreator, StartJob, TrackedAccount,
 };
 pub use credits::{CappedCharge, Charge, CreditStore};
 pub use error::StoreError;

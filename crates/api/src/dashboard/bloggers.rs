@@ -17,6 +17,7 @@ use vidpulse_domain::patch::parse_campaign;
 use vidpulse_store::{NewCreatorJob, StartJob};
 
 use crate::dashboard::access::OrgAuth;
+use crate::dashboard::tags::TagView;
 use crate::dashboard::team::{Message, uuid_field};
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::{ApiError, ErrorCode};
@@ -86,6 +87,12 @@ pub struct BloggerItem {
     pub videos_tracked: i64,
     /// Their latest views, summed.
     pub total_views: i64,
+    /// The creator profile it is grouped into (null: none).
+    pub creator_id: Option<Uuid>,
+    /// That profile's name.
+    pub creator_name: Option<String>,
+    /// Its tags, by name (its videos carry them).
+    pub tags: Vec<TagView>,
 }
 
 fn unknown() -> ApiError {
@@ -129,6 +136,9 @@ async fn list(
             last_scraped_at: b.last_scraped_at.map(rfc3339),
             videos_tracked: b.videos_tracked,
             total_views: b.total_views,
+            creator_id: b.creator_profile.as_ref().map(|p| p.id),
+            creator_name: b.creator_profile.map(|p| p.name),
+            tags: b.tags.into_iter().map(TagView::from).collect(),
         })
         .collect();
     Ok(ok(items, Meta::of(&ctx)))
@@ -407,6 +417,7 @@ async fn fetch_initial_videos(
         initial_videos_count: blogger.initial_videos_count,
         now: app.clock.now(),
         refetch: true,
+        setup: None,
     };
     let job_id = match app.store.start_creator_job(&job).await? {
         StartJob::Queued(job) => job.id,

@@ -7,13 +7,16 @@ use crate::state::AppState;
 
 pub mod access;
 pub mod api_keys;
+pub mod blogger_add;
 pub mod bloggers;
+pub mod creator_profiles;
 pub mod identity;
 pub mod invitations;
 pub mod logo;
 pub mod organizations;
 pub mod settings;
 pub mod stats;
+pub mod tags;
 pub mod team;
 
 /// Every dashboard route.
@@ -26,5 +29,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(logo::router())
         .merge(stats::router())
         .merge(bloggers::router())
+        .merge(blogger_add::router())
+        .merge(tags::router())
+        .merge(creator_profiles::router())
         .merge(api_keys::router())
 }

@@ -66,6 +66,40 @@ pub fn uuid_field(body: &Value, field: &str) -> Result<Uuid, ApiError> {
     }
 }
 
+/// A list of `min..=max` distinct UUIDs in field `field` of a JSON object
+/// (at most `max` entries; repeats are dropped, order kept).
+pub fn uuid_list(
+    obj: &serde_json::Map<String, Value>,
+    field: &str,
+    min: usize,
+    max: usize,
+) -> Result<Vec<Uuid>, ApiError> {
+    let wrong = || {
+        ApiError::validation(
+            field,
+            format!("`{field}` must be an array of {min} to {max} UUID strings"),
+        )
+    };
+    let items = match obj.get(field) {
+        Some(Value::Array(items)) if items.len() <= max => items,
+        _ => return Err(wrong()),
+    };
+    let mut ids: Vec<Uuid> = Vec::with_capacity(items.len());
+    for item in items {
+        let id = item
+            .as_str()
+            .and_then(|s| Uuid::parse_str(s.trim()).ok())
+            .ok_or_else(wrong)?;
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    if !(min..=max).contains(&ids.len()) {
+        return Err(wrong());
+    }
+    Ok(ids)
+}
+
 /// The organization's members, by e-mail address. Any member.
 #[utoipa::path(
     get, path = "/organizations/team/members", tag = "dashboard",

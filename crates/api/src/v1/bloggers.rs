@@ -142,7 +142,7 @@ pub fn parse_username(field: &str, raw: &str) -> Result<String, ApiError> {
     Ok(name.to_owned())
 }
 
-fn parse_track(body: &Value) -> Result<(Platform, String, i64), ApiError> {
+pub(crate) fn parse_track(body: &Value) -> Result<(Platform, String, i64), ApiError> {
     let obj = body_object(body)?;
     let platform = match obj.get("platform") {
         None | Some(Value::Null) => platform_of("platform", None)?,
@@ -216,65 +216,10 @@ async fn track(
         initial_videos_count: initial,
         now: app.clock.now(),
         refetch: false,
+        setup: None,
     };
     let who = format!("@{username} on {}", platform.display_name());
-    let queued = match app.store.start_creator_job(&job).await? {
-        StartJob::Queued(job) => job,
-        StartJob::AlreadyTracked { tracked_account_id } => {
-            return Err(ApiError::new(
-                StatusCode::CONFLICT,
-                ErrorCode::CreatorAlreadyTracked,
-                format!("The organization already tracks {who}"),
-            )
-            .with_details(json!({ "tracked_account_id": tracked_account_id })));
-        }
-        StartJob::InFlight {
-            job_id,
-            reactivation,
-        } => {
-            let (code, message) = if reactivation {
-                (
-                    ErrorCode::CreatorReactivateInFlight,
-                    format!("{who} is deactivated and a job reactivating it is in flight"),
-                )
-            } else {
-                (
-                    ErrorCode::CreatorTrackInFlight,
-                    format!("A job tracking {who} is in flight"),
-                )
-            };
-            return Err(ApiError::new(StatusCode::CONFLICT, code, message)
-                .with_details(json!({ "job_id": job_id, "status_url": status_url(job_id) })));
-        }
-        StartJob::CreatorCapReached { cap, in_use } => {
-            return Err(ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                ErrorCode::TrackedCreatorsLimit,
-                format!(
-                    "Tracked-creator limit reached: the organization may track {cap} creators; \
-                     {in_use} are tracked or being added"
-                ),
-            )
-            .with_details(json!({ "limit": cap, "current_usage": in_use })));
-        }
-        StartJob::QuotaExceeded {
-            quota,
-            in_use,
-            requested,
-        } => {
-            return Err(ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                ErrorCode::SubscriptionLimit,
-                format!(
-                    "Tracked-video quota reached: the organization may track {quota} videos; \
-                     {in_use} are tracked or reserved and this backfill would add {requested}"
-                ),
-            )
-            .with_details(
-                json!({ "quota": quota, "current_usage": in_use, "requested": requested }),
-            ));
-        }
-    };
+    let queued = queued_or_refused(app.store.start_creator_job(&job).await?, &who)?;
     app.jobs_wake.notify_one();
     let url = status_url(queued.id);
     let mut headers = HeaderMap::new();
@@ -294,6 +239,60 @@ async fn track(
         },
     };
     Ok((StatusCode::ACCEPTED, headers, ok(data, Meta::of(&ctx))))
+}
+
+/// The queued job of a start, or the error answering why it was refused
+/// (shared by the public track and the dashboard's blogger adds).
+pub(crate) fn queued_or_refused(outcome: StartJob, who: &str) -> Result<Box<CreatorJob>, ApiError> {
+    match outcome {
+        StartJob::Queued(job) => Ok(job),
+        StartJob::AlreadyTracked { tracked_account_id } => Err(ApiError::new(
+            StatusCode::CONFLICT,
+            ErrorCode::CreatorAlreadyTracked,
+            format!("The organization already tracks {who}"),
+        )
+        .with_details(json!({ "tracked_account_id": tracked_account_id }))),
+        StartJob::InFlight {
+            job_id,
+            reactivation,
+        } => {
+            let (code, message) = if reactivation {
+                (
+                    ErrorCode::CreatorReactivateInFlight,
+                    format!("{who} is deactivated and a job reactivating it is in flight"),
+                )
+            } else {
+                (
+                    ErrorCode::CreatorTrackInFlight,
+                    format!("A job tracking {who} is in flight"),
+                )
+            };
+            Err(ApiError::new(StatusCode::CONFLICT, code, message)
+                .with_details(json!({ "job_id": job_id, "status_url": status_url(job_id) })))
+        }
+        StartJob::CreatorCapReached { cap, in_use } => Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorCode::TrackedCreatorsLimit,
+            format!(
+                "Tracked-creator limit reached: the organization may track {cap} creators; \
+                     {in_use} are tracked or being added"
+            ),
+        )
+        .with_details(json!({ "limit": cap, "current_usage": in_use }))),
+        StartJob::QuotaExceeded {
+            quota,
+            in_use,
+            requested,
+        } => Err(ApiError::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorCode::SubscriptionLimit,
+            format!(
+                "Tracked-video quota reached: the organization may track {quota} videos; \
+                     {in_use} are tracked or reserved and this backfill would add {requested}"
+            ),
+        )
+        .with_details(json!({ "quota": quota, "current_usage": in_use, "requested": requested }))),
+    }
 }
 
 fn status_url(job_id: Uuid) -> String {

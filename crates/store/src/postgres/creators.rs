@@ -13,10 +13,11 @@ use vidpulse_domain::{OrgId, Plan, Platform};
 use super::PgStore;
 use super::videos::track_in;
 use crate::StoreError;
+use crate::bloggers::account_setup_impl;
 use crate::creators::{
-    ClaimedJob, CreatorJob, CreatorProfile, CreatorStore, DiscoveryOutcome, DiscoveryResult,
-    DueDiscovery, JOB_TIMEOUT, JobFinished, JobSuccess, NewCreatorJob, StartJob, TrackedAccount,
-    creator_batch, discovery_note, timeout_message,
+    AccountSetup, ClaimedJob, CreatorJob, CreatorProfile, CreatorStore, DiscoveryOutcome,
+    DiscoveryResult, DueDiscovery, JOB_TIMEOUT, JobFinished, JobSuccess, NewCreatorJob, StartJob,
+    TrackedAccount, creator_batch, discovery_note, timeout_message,
 };
 use crate::rows::{
     ACCOUNT_COLUMNS, AccountRow, ClaimedJobRow, DUE_DISCOVERY_COLUMNS, DueDiscoveryRow,
@@ -46,12 +47,14 @@ impl CreatorStore for PgStore {
         let account: Option<(Uuid, bool)> = sqlx::query_as(
             "SELECT ta.id, ta.is_active FROM tracked_accounts ta
              JOIN creators c ON c.id = ta.creator_id
-             WHERE ta.organization_id = $1 AND c.platform = $2 AND c.username_key = $3
+             WHERE ta.organization_id = $1 AND c.platform = $2
+               AND (c.username_key = $3 OR c.channel_id = $4)
              ORDER BY ta.is_active DESC LIMIT 1",
         )
         .bind(job.organization_id.0)
         .bind(job.platform.id())
         .bind(&key)
+        .bind(job.setup.as_ref().and_then(AccountSetup::channel_id))
         .fetch_optional(&mut *tx)
         .await?;
         let refetching = job.refetch && matches!(account, Some((_, true)));
@@ -85,13 +88,16 @@ impl CreatorStore for PgStore {
         .fetch_one(&mut *tx)
         .await?;
         let (pending_jobs, pending_videos): (i64, i64) = sqlx::query_as(AssertSqlSafe(format!(
-            "SELECT count(*), coalesce(sum(initial_videos_count), 0)::BIGINT FROM creator_jobs
-             WHERE organization_id = $1 AND {IN_FLIGHT}"
+            "SELECT coalesce(sum(CASE WHEN tracked_account_id IS NULL THEN 1 ELSE 0 END), 0)::BIGINT,
+                    coalesce(sum(initial_videos_count), 0)::BIGINT
+             FROM creator_jobs WHERE organization_id = $1 AND {IN_FLIGHT}"
         )))
         .bind(job.organization_id.0)
         .fetch_one(&mut *tx)
         .await?;
-        // A refetch tracks no new creator: only the videos count against limits.
+        // Jobs of an account that exists count as that account (active), not
+        // as a creator to come. A refetch tracks no new creator: only the
+        // videos count against limits.
         if !refetching && active + pending_jobs + 1 > limits.creator_cap {
             return Ok(StartJob::CreatorCapReached {
                 cap: limits.creator_cap,
@@ -113,12 +119,26 @@ impl CreatorStore for PgStore {
             });
         }
 
+        let account_id = match &job.setup {
+            Some(setup) => Some(
+                open_account(
+                    &mut tx,
+                    job.organization_id.0,
+                    setup,
+                    job.initial_videos_count,
+                    job.now,
+                )
+                .await?,
+            ),
+            None if refetching => account.map(|(id, _)| id),
+            None => None,
+        };
         let id = Uuid::now_v7();
         sqlx::query(
             "INSERT INTO creator_jobs
                (id, organization_id, api_key_id, request_id, platform, username, username_key,
-                initial_videos_count, status, created_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9)",
+                initial_videos_count, status, created_at, tracked_account_id)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9, $10)",
         )
         .bind(id)
         .bind(job.organization_id.0)
@@ -129,6 +149,7 @@ impl CreatorStore for PgStore {
         .bind(&key)
         .bind(job.initial_videos_count)
         .bind(job.now)
+        .bind(account_id)
         .execute(&mut *tx)
         .await?;
         let created = load_job(&mut tx, job.organization_id, id)
@@ -548,3 +569,5 @@ async fn with_account_defaults(
     batch.account = Some(account);
     Ok(batch)
 }
+
+account_setup_impl!(Postgres, false);

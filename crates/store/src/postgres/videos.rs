@@ -391,6 +391,17 @@ pub(super) async fn track_in(
         .bind(batch.account)
         .execute(&mut **tx)
         .await?;
+        if let Some(account) = batch.account {
+            // The tracked creator's tags go to its new videos.
+            sqlx::query(
+                "INSERT INTO video_tags (tracked_video_id, tag_id)
+                 SELECT $1, tag_id FROM account_tags WHERE tracked_account_id = $2",
+            )
+            .bind(video_id.0)
+            .bind(account)
+            .execute(&mut **tx)
+            .await?;
+        }
         sqlx::query(
             "INSERT INTO credit_ledger
                (organization_id, api_key_id, request_id, amount, reason, subject, created_at)

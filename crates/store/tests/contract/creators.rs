@@ -21,6 +21,7 @@ fn new_job(org: OrgId, username: &str, initial: i64) -> NewCreatorJob {
         initial_videos_count: initial,
         now: t0(),
         refetch: false,
+        setup: None,
     }
 }
 

@@ -11,7 +11,7 @@ use vidpulse_store::Backend;
 use crate::helpers::{TestApp, assert_nested_error};
 
 /// A 30-day token as `vidpulse admin issue-token` signs it, with the database's secret.
-async fn token(app: &TestApp, email: &str, sub: Option<&str>) -> String {
+pub(crate) async fn token(app: &TestApp, email: &str, sub: Option<&str>) -> String {
     vidpulse::commands::admin::issue_token(
         &app.store,
         IdentityConfig::default(),
@@ -37,7 +37,7 @@ async fn signed(app: &TestApp, claims: &Value) -> String {
     .unwrap()
 }
 
-async fn register(app: &TestApp, token: &str, body: &Value) -> crate::helpers::Answer {
+pub(crate) async fn register(app: &TestApp, token: &str, body: &Value) -> crate::helpers::Answer {
     app.send_json(
         reqwest::Method::POST,
         "/organizations/register",
@@ -289,7 +289,7 @@ async fn a_configured_secret_issuer_and_audience_are_enforced(
 }
 
 /// Signs `email` in, returning the token and the user's id.
-async fn member(app: &TestApp, email: &str) -> (String, vidpulse_domain::UserId) {
+pub(crate) async fn member(app: &TestApp, email: &str) -> (String, vidpulse_domain::UserId) {
     let t = token(app, email, None).await;
     let user = app
         .store
@@ -303,7 +303,7 @@ async fn member(app: &TestApp, email: &str) -> (String, vidpulse_domain::UserId)
     (t, user.id)
 }
 
-async fn call(
+pub(crate) async fn call(
     app: &TestApp,
     method: reqwest::Method,
     path: &str,
@@ -1575,14 +1575,14 @@ async fn fetching_initial_videos_again_runs_a_creator_job(
 }
 
 /// A Pro organization with an API key, and an editor and a viewer signed in.
-struct Team {
-    org: String,
-    key: String,
-    editor: String,
-    viewer: String,
+pub(crate) struct Team {
+    pub org: String,
+    pub key: String,
+    pub editor: String,
+    pub viewer: String,
 }
 
-async fn team(app: &TestApp) -> Team {
+pub(crate) async fn team(app: &TestApp) -> Team {
     use vidpulse_domain::identity::Role;
     let (org, key) = app.org_with_key(Plan::Pro).await;
     let org_id = vidpulse_domain::OrgId(org);
@@ -1603,7 +1603,7 @@ async fn team(app: &TestApp) -> Team {
 }
 
 /// Starts tracking a TikTok creator through the public API (202 expected).
-async fn track_creator(app: &TestApp, key: &str, username: &str, initial: i64) {
+pub(crate) async fn track_creator(app: &TestApp, key: &str, username: &str, initial: i64) {
     let a = app
         .post(
             "/v1/bloggers/track",

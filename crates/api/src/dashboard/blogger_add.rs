@@ -1,0 +1,355 @@
+//! Adding bloggers from the dashboard (spec: dashboard-api.md, "Blogger
+//! management"): `POST /blogger/add` reads the channel profile from the
+//! platform and `POST /blogger/add-from-tracking` takes a creator the
+//! organization already knows. Both open the tracked account at once, with
+//! its campaign, daily count and tags, and queue the same creator job as the
+//! public API's track to backfill its initial videos. Editors and above.
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+use vidpulse_domain::Platform;
+use vidpulse_domain::identity::Role;
+use vidpulse_domain::patch::parse_campaign;
+use vidpulse_platforms::{Channel, SourceError};
+use vidpulse_store::{AccountSetup, CreatorJob, CreatorProfile, NewCreatorJob, SetupCreator};
+
+use crate::dashboard::access::OrgAuth;
+use crate::dashboard::team::{uuid_field, uuid_list};
+use crate::error::{ApiError, ErrorCode};
+use crate::extract::JsonBody;
+use crate::middleware::RequestContext;
+use crate::state::AppState;
+use crate::v1::bloggers::{
+    DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS, parse_track, queued_or_refused,
+};
+
+/// Most new videos a blogger's daily discovery may track.
+pub const MAX_DAILY_VIDEOS: i64 = 50;
+/// Most tags on one blogger.
+pub const MAX_TAGS: usize = 50;
+/// Longest wait for the platform's channel profile.
+const PROFILE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The add routes.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(add))
+        .routes(routes!(add_from_tracking))
+}
+
+/// The blogger of an add answer.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AddedBlogger {
+    /// The creator (`blogger_id` of the other endpoints).
+    pub id: Uuid,
+    /// Handle, as the platform spells it.
+    pub username: String,
+    /// `tiktok`, `instagram` or `youtube`.
+    pub platform: &'static str,
+    /// Display name.
+    pub channel_name: Option<String>,
+    /// Followers (null when the platform does not say).
+    pub number_of_subscribers: Option<i64>,
+}
+
+/// The answer of an add: `success`, `blogger` and `tracking_id` at the top
+/// level (no `data` wrapper), and the job backfilling its initial videos.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Added {
+    /// Always true.
+    pub success: bool,
+    /// The creator.
+    pub blogger: AddedBlogger,
+    /// The organization's tracking of it.
+    pub tracking_id: Uuid,
+    /// The creator job fetching its initial videos (`/v1/bloggers/jobs/{id}`).
+    pub job_id: Uuid,
+}
+
+/// The settings an add takes besides the creator.
+struct Settings {
+    initial_videos_count: i64,
+    daily_videos_count: Option<i64>,
+    campaign: Option<String>,
+    tag_ids: Option<Vec<Uuid>>,
+}
+
+/// Reads `initial_videos_count`, `daily_videos_count`, `campaign` and `tag_ids`.
+fn settings(obj: &Map<String, Value>) -> Result<Settings, ApiError> {
+    let initial_videos_count = match obj.get("initial_videos_count") {
+        None | Some(Value::Null) => DEFAULT_INITIAL_VIDEOS,
+        Some(v) => v
+            .as_i64()
+            .filter(|n| (0..=MAX_INITIAL_VIDEOS).contains(n))
+            .ok_or_else(|| {
+                ApiError::validation(
+                    "initial_videos_count",
+                    format!(
+                        "`initial_videos_count` must be a whole number from 0 to {MAX_INITIAL_VIDEOS}"
+                    ),
+                )
+            })?,
+    };
+    let daily_videos_count = match obj.get("daily_videos_count") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_i64()
+                .filter(|n| (0..=MAX_DAILY_VIDEOS).contains(n))
+                .ok_or_else(|| {
+                    ApiError::validation(
+                        "daily_videos_count",
+                        format!(
+                            "`daily_videos_count` must be a whole number from 0 to {MAX_DAILY_VIDEOS}, or null"
+                        ),
+                    )
+                })?,
+        ),
+    };
+    let campaign = match obj.get("campaign") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => {
+            parse_campaign(s).map_err(|m| ApiError::validation("campaign", m))?
+        }
+        Some(_) => {
+            return Err(ApiError::validation(
+                "campaign",
+                "`campaign` must be a string or null",
+            ));
+        }
+    };
+    let tag_ids = match obj.get("tag_ids") {
+        None | Some(Value::Null) => None,
+        Some(_) => Some(uuid_list(obj, "tag_ids", 0, MAX_TAGS)?),
+    };
+    Ok(Settings {
+        initial_videos_count,
+        daily_videos_count,
+        campaign,
+        tag_ids,
+    })
+}
+
+/// Refuses tag ids that are not the organization's.
+async fn check_tags(
+    app: &AppState,
+    auth: &OrgAuth,
+    tag_ids: Option<&[Uuid]>,
+) -> Result<(), ApiError> {
+    let Some(ids) = tag_ids.filter(|ids| !ids.is_empty()) else {
+        return Ok(());
+    };
+    let known = app.store.tags(auth.org).await?;
+    let unknown: Vec<Uuid> = ids
+        .iter()
+        .filter(|id| !known.iter().any(|t| t.id == **id))
+        .copied()
+        .collect();
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(unknown_tags(&unknown))
+    }
+}
+
+/// 400 naming tag ids the organization does not have.
+pub(crate) fn unknown_tags(ids: &[Uuid]) -> ApiError {
+    ApiError::validation(
+        "tag_ids",
+        "These are not tags of the organization (see GET /tags)",
+    )
+    .with_details(serde_json::json!({ "unknown_tag_ids": ids }))
+}
+
+/// Queues the job opening the account and answers 201.
+async fn start(
+    app: &AppState,
+    ctx: &RequestContext,
+    auth: &OrgAuth,
+    profile: CreatorSource,
+    settings: Settings,
+) -> Result<(StatusCode, Json<Added>), ApiError> {
+    let (platform, username, creator) = match profile {
+        CreatorSource::Read(p) => (p.platform, p.username.clone(), SetupCreator::Profile(p)),
+        CreatorSource::Known(id, p) => (p.platform, p.username, SetupCreator::Known(id)),
+    };
+    let job = NewCreatorJob {
+        organization_id: auth.org,
+        api_key_id: None,
+        request_id: ctx.id.clone(),
+        platform,
+        username: username.clone(),
+        initial_videos_count: settings.initial_videos_count,
+        now: app.clock.now(),
+        refetch: false,
+        setup: Some(AccountSetup {
+            creator,
+            daily_videos_count: settings.daily_videos_count,
+            campaign: settings.campaign,
+            tag_ids: settings.tag_ids,
+        }),
+    };
+    let who = format!("@{username} on {}", platform.display_name());
+    let job: Box<CreatorJob> = queued_or_refused(app.store.start_creator_job(&job).await?, &who)?;
+    app.jobs_wake.notify_one();
+    let account = job.account.ok_or_else(|| {
+        ApiError::internal(&std::io::Error::other(
+            "the queued job of a blogger add has no tracked account",
+        ))
+    })?;
+    Ok((
+        StatusCode::CREATED,
+        Json(Added {
+            success: true,
+            blogger: AddedBlogger {
+                id: account.creator_id,
+                username: account.username,
+                platform: account.platform.id(),
+                channel_name: account.display_name,
+                number_of_subscribers: account.follower_count,
+            },
+            tracking_id: account.tracked_account_id,
+            job_id: job.id,
+        }),
+    ))
+}
+
+/// Where the creator of an add comes from.
+enum CreatorSource {
+    /// Read from the platform just now.
+    Read(CreatorProfile),
+    /// The catalog row the organization knows.
+    Known(Uuid, CreatorProfile),
+}
+
+/// Reads the channel profile from the platform, within [`PROFILE_TIMEOUT`].
+async fn read_profile(
+    app: &AppState,
+    platform: Platform,
+    username: &str,
+) -> Result<CreatorProfile, ApiError> {
+    let name = platform.display_name();
+    let read = tokio::time::timeout(
+        PROFILE_TIMEOUT,
+        app.source.resolve_channel(platform, username),
+    )
+    .await
+    .unwrap_or_else(|_| {
+        Err(SourceError::Transient(format!(
+            "no answer within {} seconds",
+            PROFILE_TIMEOUT.as_secs()
+        )))
+    });
+    match read {
+        Ok(channel) => Ok(profile_of(channel)),
+        Err(SourceError::NotFound(_)) => Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            ErrorCode::PlatformNotFound,
+            format!("No {name} account named @{username} was found"),
+        )
+        .with_field("username")),
+        Err(e) => {
+            tracing::warn!(%platform, %username, error = %e, "blogger profile read failed");
+            Err(ApiError::new(
+                StatusCode::BAD_GATEWAY,
+                ErrorCode::ExternalApiError,
+                format!("The {name} profile could not be read: {e}"),
+            ))
+        }
+    }
+}
+
+fn profile_of(c: Channel) -> CreatorProfile {
+    CreatorProfile {
+        platform: c.platform,
+        channel_id: c.channel_id,
+        username: c.username,
+        display_name: c.display_name,
+        avatar_url: c.avatar_url,
+        follower_count: c.follower_count,
+    }
+}
+
+/// Adds a creator to tracking: reads its channel profile from the platform,
+/// opens the organization's tracked account (active at once; a paused one is
+/// resumed) and queues the creator job backfilling its initial videos (they
+/// count against the tracked-video quota like any tracked video). Editors
+/// and above.
+#[utoipa::path(
+    post, path = "/blogger/add", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    request_body(content = Object, description = "`{\"username\": \"mrbeast\", \"platform\": \"YouTube\", \"initial_videos_count\": 10, \"daily_videos_count\": 5, \"campaign\": \"Summer\", \"tag_ids\": [\"<uuid>\"]}`: `username` and `platform` required; `initial_videos_count` 0 to 50 (default 10), `daily_videos_count` 0 to 50 or null (the service default), `campaign` and `tag_ids` optional"),
+    responses(
+        (status = 201, description = "Tracked; its initial videos are being fetched", body = Added),
+        (status = 400, description = "VALIDATION_ERROR with `field` (unknown tags: `unknown_tag_ids`)"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+        (status = 404, description = "PLATFORM_NOT_FOUND: no such account on the platform"),
+        (status = 409, description = "CREATOR_ALREADY_TRACKED, CREATOR_TRACK_IN_FLIGHT or CREATOR_REACTIVATE_IN_FLIGHT"),
+        (status = 422, description = "TRACKED_CREATORS_LIMIT or SUBSCRIPTION_LIMIT"),
+        (status = 502, description = "EXTERNAL_API_ERROR: the platform could not be read"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn add(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    JsonBody(body): JsonBody,
+) -> Result<(StatusCode, Json<Added>), ApiError> {
+    auth.require(Role::Editor)?;
+    let (platform, username, _) = parse_track(&body)?;
+    let settings = settings(body.as_object().unwrap_or(&Map::new()))?;
+    check_tags(&app, &auth, settings.tag_ids.as_deref()).await?;
+    let profile = read_profile(&app, platform, &username).await?;
+    start(&app, &ctx, &auth, CreatorSource::Read(profile), settings).await
+}
+
+/// Adds a creator the organization already knows (one it tracked before, or
+/// the author of videos it tracks) from the stored profile, without a
+/// platform call for the profile; then as `POST /blogger/add`. Editors and above.
+#[utoipa::path(
+    post, path = "/blogger/add-from-tracking", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    request_body(content = Object, description = "`{\"blogger_id\": \"<uuid>\", \"initial_videos_count\": 10, \"daily_videos_count\": 5}`; `campaign` and `tag_ids` as for add"),
+    responses(
+        (status = 201, description = "Tracked; its initial videos are being fetched", body = Added),
+        (status = 400, description = "VALIDATION_ERROR with `field`"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+        (status = 404, description = "NOT_FOUND: the organization knows no such creator"),
+        (status = 409, description = "CREATOR_ALREADY_TRACKED, CREATOR_TRACK_IN_FLIGHT or CREATOR_REACTIVATE_IN_FLIGHT"),
+        (status = 422, description = "TRACKED_CREATORS_LIMIT or SUBSCRIPTION_LIMIT"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn add_from_tracking(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    JsonBody(body): JsonBody,
+) -> Result<(StatusCode, Json<Added>), ApiError> {
+    auth.require(Role::Editor)?;
+    let id = uuid_field(&body, "blogger_id")?;
+    let settings = settings(body.as_object().unwrap_or(&Map::new()))?;
+    check_tags(&app, &auth, settings.tag_ids.as_deref()).await?;
+    let known = app
+        .store
+        .known_creator(auth.org, id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("The organization knows no such blogger"))?;
+    start(
+        &app,
+        &ctx,
+        &auth,
+        CreatorSource::Known(known.id, known.profile),
+        settings,
+    )
+    .await
+}

@@ -1,0 +1,170 @@
+//! The organization's tags in the dashboard: listing and creating them
+//! (beyond the spec: `tag_ids` need a source), and `POST /blogger/set-tags`,
+//! which replaces a blogger's tags on it and on its videos. The same tags
+//! the public API's `PATCH` attaches to videos by name.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+use vidpulse_domain::identity::Role;
+use vidpulse_store::{SetTags, Tag};
+
+use crate::dashboard::access::OrgAuth;
+use crate::dashboard::blogger_add::{MAX_TAGS, unknown_tags};
+use crate::dashboard::team::{uuid_field, uuid_list};
+use crate::envelope::{Envelope, Meta, ok};
+use crate::error::ApiError;
+use crate::extract::JsonBody;
+use crate::middleware::RequestContext;
+use crate::state::AppState;
+use crate::v1::videos::rfc3339;
+
+/// Longest tag name, in characters (as the public API's PATCH `tags`).
+pub const TAG_NAME_MAX_CHARS: usize = 80;
+
+/// The tag routes.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(set_tags))
+}
+
+/// One of the organization's tags.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TagView {
+    /// Its id (for `tag_ids`).
+    pub id: Uuid,
+    /// Its name.
+    pub name: String,
+    /// When it was created.
+    pub created_at: String,
+}
+
+impl From<Tag> for TagView {
+    fn from(t: Tag) -> Self {
+        Self {
+            id: t.id,
+            name: t.name,
+            created_at: rfc3339(t.created_at),
+        }
+    }
+}
+
+/// A blogger's tags after `set-tags`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BloggerTags {
+    /// The blogger's tracking.
+    pub tracking_id: Uuid,
+    /// Its tags now, by name.
+    pub tags: Vec<TagView>,
+}
+
+/// The organization's tags, by name. Any member.
+#[utoipa::path(
+    get, path = "/tags", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    responses((status = 200, description = "Tags", body = Envelope<Vec<TagView>>)),
+    security(("bearer_jwt" = []))
+)]
+async fn list(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+) -> Result<Json<Envelope<Vec<TagView>>>, ApiError> {
+    let tags = app.store.tags(auth.org).await?;
+    Ok(ok(
+        tags.into_iter().map(TagView::from).collect(),
+        Meta::of(&ctx),
+    ))
+}
+
+/// Creates a tag (201), or answers the one of that name in any case (200).
+/// Editors and above.
+#[utoipa::path(
+    post, path = "/tags", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    request_body(content = Object, description = "`{\"name\": \"Fitness\"}`: 1 to 80 characters"),
+    responses(
+        (status = 201, description = "Created", body = Envelope<TagView>),
+        (status = 200, description = "A tag of that name exists", body = Envelope<TagView>),
+        (status = 400, description = "VALIDATION_ERROR with `field`"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn create(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    JsonBody(body): JsonBody,
+) -> Result<(StatusCode, Json<Envelope<TagView>>), ApiError> {
+    auth.require(Role::Editor)?;
+    let name = match body.get("name") {
+        Some(Value::String(s)) => s.trim(),
+        _ => return Err(ApiError::validation("name", "`name` must be a string")),
+    };
+    if name.is_empty() || name.chars().count() > TAG_NAME_MAX_CHARS {
+        return Err(ApiError::validation(
+            "name",
+            format!("`name` must be 1 to {TAG_NAME_MAX_CHARS} characters"),
+        ));
+    }
+    let (tag, created) = app
+        .store
+        .create_tag(auth.org, name, app.clock.now())
+        .await?;
+    let status = if created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    Ok((status, ok(TagView::from(tag), Meta::of(&ctx))))
+}
+
+/// Replaces all tags of a blogger (`[]` clears them); its videos lose the
+/// tags taken off and get the ones put on, and its future videos get them
+/// too. Editors and above.
+#[utoipa::path(
+    post, path = "/blogger/set-tags", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    request_body(content = Object, description = "`{\"tracking_id\": \"<uuid>\", \"tag_ids\": [\"<uuid>\"]}`: up to 50 ids of the organization's tags"),
+    responses(
+        (status = 200, description = "Done", body = Envelope<BloggerTags>),
+        (status = 400, description = "VALIDATION_ERROR with `field` (unknown tags: `unknown_tag_ids`)"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+        (status = 404, description = "NOT_FOUND"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn set_tags(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Envelope<BloggerTags>>, ApiError> {
+    auth.require(Role::Editor)?;
+    let tracking_id = uuid_field(&body, "tracking_id")?;
+    let empty = serde_json::Map::new();
+    let tag_ids = uuid_list(body.as_object().unwrap_or(&empty), "tag_ids", 0, MAX_TAGS)?;
+    match app
+        .store
+        .set_blogger_tags(auth.org, tracking_id, &tag_ids)
+        .await?
+    {
+        SetTags::Done(tags) => Ok(ok(
+            BloggerTags {
+                tracking_id,
+                tags: tags.into_iter().map(TagView::from).collect(),
+            },
+            Meta::of(&ctx),
+        )),
+        SetTags::UnknownBlogger => Err(ApiError::not_found("No such tracked blogger")),
+        SetTags::UnknownTags(ids) => Err(unknown_tags(&ids)),
+    }
+}
