@@ -89,6 +89,10 @@ pub struct ServeArgs {
     /// Where uploaded files (logos) are kept.
     #[arg(long, env = "VIDPULSE_FILES_DIR", default_value = "data/files")]
     pub files_dir: PathBuf,
+    /// Share the per-key rate limits of every API node through this Redis
+    /// (`redis://host:6379/0`); kept in the process when unset.
+    #[arg(long, env = "VIDPULSE_REDIS_URL", hide_env_values = true)]
+    pub redis_url: Option<String>,
     /// The service's own address, for the URLs it hands out (logos).
     #[arg(
         long,
@@ -501,6 +505,7 @@ pub const KNOWN_VARIABLES: &[&str] = &[
     "VIDPULSE_LOG_FORMAT",
     "VIDPULSE_LISTEN",
     "VIDPULSE_NO_WORKER",
+    "VIDPULSE_REDIS_URL",
     "VIDPULSE_UPGRADE_URL",
     "VIDPULSE_UPSTREAM",
     "VIDPULSE_REFRESH_SCHEDULE",

@@ -204,7 +204,7 @@ async fn track(
     auth: ApiKeyAuth,
     JsonBody(body): JsonBody,
 ) -> Result<impl IntoResponse, ApiError> {
-    app.limits.check_creator_track(auth.key_id)?;
+    app.limits.check_creator_track(auth.key_id).await?;
     auth.require_paid_plan(&app.config.upgrade_url)?;
     let (platform, username, initial) = parse_track(&body)?;
     let job = NewCreatorJob {
@@ -446,7 +446,7 @@ async fn job(
     auth: ApiKeyAuth,
     PathParam(job_id): PathParam,
 ) -> Result<Json<Envelope<JobView>>, ApiError> {
-    app.limits.check_job_status(auth.key_id)?;
+    app.limits.check_job_status(auth.key_id).await?;
     let not_found = || ApiError::not_found("Job not found");
     let id = Uuid::parse_str(&job_id).map_err(|_| not_found())?;
     let job = app

@@ -106,7 +106,7 @@ async fn track(
     JsonBody(body): JsonBody,
 ) -> Result<Json<Envelope<TrackData>>, ApiError> {
     let urls = track_urls(&body)?;
-    app.limits.check_track(auth.key_id, urls.len())?;
+    app.limits.check_track(auth.key_id, urls.len()).await?;
 
     // Parse every URL, then resolve short links a few at a time.
     let parsed: Vec<Result<VideoRef, (Option<Platform>, String)>> =

@@ -53,6 +53,10 @@ pub async fn run(database_url: &str, args: &ServeArgs) -> anyhow::Result<()> {
         mail,
         files_dir: args.files_dir.clone(),
         public_url: args.public_url.clone(),
+        rate_limits: vidpulse_api::rate_limit::RateLimitConfig {
+            redis_url: args.redis_url.clone(),
+            ..Default::default()
+        },
         ..ApiConfig::default()
     };
     let refresh = RefreshConfig {
@@ -68,6 +72,12 @@ pub async fn run(database_url: &str, args: &ServeArgs) -> anyhow::Result<()> {
         refresh,
         settings.creators.clone(),
     );
+    services
+        .state
+        .limits
+        .check()
+        .await
+        .map_err(|e| anyhow::anyhow!("VIDPULSE_REDIS_URL: {e}"))?;
     let listener = TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
@@ -76,6 +86,7 @@ pub async fn run(database_url: &str, args: &ServeArgs) -> anyhow::Result<()> {
         backend = ?store.backend(),
         upstream = ?settings.upstream,
         worker = !args.no_worker,
+        shared_rate_limits = services.state.limits.shared(),
         "vidpulse is serving"
     );
     let shutdown = CancellationToken::new();

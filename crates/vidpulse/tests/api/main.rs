@@ -8,6 +8,7 @@ mod bloggers;
 mod cli;
 mod dashboard;
 mod errors;
+mod fleet;
 mod health;
 mod helpers;
 mod invitations;

@@ -1,0 +1,249 @@
+//! A fleet on one PostgreSQL and one Redis: two `serve --no-worker` API
+//! nodes and two `worker` processes of the real binary. Rate limits hold
+//! across the API nodes, and no due refresh or creator job runs twice.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use sqlx::PgPool;
+use vidpulse_store::Backend;
+use vidpulse_store::testing::TestDb;
+
+/// The Redis the fleet shares (`VIDPULSE_TEST_REDIS_URL` overrides).
+fn redis_url() -> String {
+    std::env::var("VIDPULSE_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379/0".into())
+}
+
+/// A child process killed when dropped.
+struct Process(Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn start(db: &str, args: &[&str], dir: &std::path::Path) -> Process {
+    Process(
+        Command::new(env!("CARGO_BIN_EXE_vidpulse"))
+            .args(args)
+            .current_dir(dir)
+            .env("DATABASE_URL", db)
+            .env("VIDPULSE_REDIS_URL", redis_url())
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    )
+}
+
+fn admin(db: &str, args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_vidpulse"))
+        .args(args)
+        .env("DATABASE_URL", db)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Waits until `check` holds, for at most `limit`.
+async fn eventually<F, Fut>(limit: Duration, what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = bool>,
+{
+    let started = Instant::now();
+    while !check().await {
+        assert!(started.elapsed() < limit, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test]
+async fn two_api_nodes_and_two_workers_share_limits_and_never_work_twice() {
+    let (db, _dir) = TestDb::create(Backend::Postgres).await.unwrap();
+    let work = tempfile::tempdir().unwrap();
+    admin(&db, &["migrate"]);
+    let org = admin(
+        &db,
+        &[
+            "admin",
+            "create-org",
+            "--name",
+            "Fleet",
+            "--plan",
+            "business",
+        ],
+    );
+    let org = org["organization_id"].as_str().unwrap().to_owned();
+    let key = admin(&db, &["admin", "create-api-key", "--org", &org]);
+    let key = key["api_key"].as_str().unwrap().to_owned();
+
+    let ports = [free_port(), free_port()];
+    let mut fleet = Vec::new();
+    for port in ports {
+        let listen = format!("127.0.0.1:{port}");
+        fleet.push(start(
+            &db,
+            &["serve", "--no-worker", "--listen", &listen],
+            work.path(),
+        ));
+    }
+    for _ in 0..2 {
+        fleet.push(start(&db, &["worker"], work.path()));
+    }
+    vidpulse_platforms::http::install_crypto_provider();
+    let client = reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(5))
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    let node = |i: usize| format!("http://127.0.0.1:{}", ports[i % 2]);
+    for i in 0..2 {
+        let url = format!("{}/readyz", node(i));
+        eventually(Duration::from_secs(30), "the API nodes", || {
+            let client = client.clone();
+            let url = url.clone();
+            async move {
+                client
+                    .get(&url)
+                    .send()
+                    .await
+                    .is_ok_and(|r| r.status().is_success())
+            }
+        })
+        .await;
+    }
+
+    // 20 multi-video requests a minute per key, across both nodes together.
+    let mut admitted = 0;
+    let mut limited = 0;
+    for i in 0..26 {
+        let urls = [
+            format!("https://www.youtube.com/watch?v=fleet{:06}", 2 * i),
+            format!("https://www.youtube.com/watch?v=fleet{:06}", 2 * i + 1),
+        ];
+        let r = client
+            .post(format!("{}/v1/videos/track", node(i)))
+            .bearer_auth(&key)
+            .json(&json!({ "urls": urls }))
+            .send()
+            .await
+            .unwrap();
+        match r.status().as_u16() {
+            200 => admitted += 1,
+            429 => {
+                assert!(r.headers().contains_key("retry-after"));
+                limited += 1;
+            }
+            other => panic!("unexpected {other}: {}", r.text().await.unwrap()),
+        }
+    }
+    // GCRA refills one request every 3 s: at most one more within the run.
+    assert!((20..=21).contains(&admitted), "admitted {admitted}");
+    assert_eq!(admitted + limited, 26);
+
+    // Creator jobs queued through both nodes.
+    let mut jobs = Vec::new();
+    for (i, name) in ["ana_builds", "mira_moves", "theo.cooks", "lu_plays"]
+        .iter()
+        .enumerate()
+    {
+        let r = client
+            .post(format!("{}/v1/bloggers/track", node(i)))
+            .bearer_auth(&key)
+            .json(&json!({"platform": "tiktok", "username": name, "initial_videos_count": 3}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 202);
+        let body: Value = r.json().await.unwrap();
+        jobs.push(body["data"]["job_id"].as_str().unwrap().to_owned());
+    }
+
+    let pool = PgPool::connect(&db).await.unwrap();
+    eventually(Duration::from_secs(60), "the creator jobs", || {
+        let pool = pool.clone();
+        async move {
+            let open: i64 =
+                sqlx::query_scalar("SELECT count(*) FROM creator_jobs WHERE status <> 'succeeded'")
+                    .fetch_one(&pool)
+                    .await
+                    .unwrap();
+            open == 0
+        }
+    })
+    .await;
+    eventually(Duration::from_secs(60), "every first read", || {
+        let pool = pool.clone();
+        async move {
+            let unread: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM platform_videos WHERE stats_updated_at IS NULL",
+            )
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+            unread == 0
+        }
+    })
+    .await;
+    // Let both workers look again: nothing is due for hours.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+
+    let videos: i64 = sqlx::query_scalar("SELECT count(*) FROM platform_videos")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(videos, 2 * admitted as i64 + 4 * 3);
+    let read_twice: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM (SELECT platform_video_id FROM observations
+                               GROUP BY platform_video_id HAVING count(*) > 1) t",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(read_twice, 0, "a due refresh ran twice");
+    let attempts: Vec<i64> = sqlx::query_scalar("SELECT attempts::BIGINT FROM creator_jobs")
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+    assert_eq!(attempts, vec![1; jobs.len()], "a creator job ran twice");
+    let charged_twice: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM (SELECT subject FROM credit_ledger WHERE amount > 0
+                               GROUP BY subject HAVING count(*) > 1) t",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(charged_twice, 0, "a video was charged twice");
+    for job in &jobs {
+        let r: Value = client
+            .get(format!("{}/v1/bloggers/jobs/{job}", node(1)))
+            .bearer_auth(&key)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(r["data"]["status"], "succeeded", "{r}");
+    }
+    pool.close().await;
+    drop(fleet);
+}
