@@ -14,6 +14,7 @@ pub mod extract;
 pub mod files;
 mod health;
 pub mod mail;
+pub mod metrics;
 pub mod middleware;
 pub mod openapi;
 pub mod rate_limit;

@@ -5,7 +5,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::Response;
@@ -54,6 +54,12 @@ pub async fn request_context(
 ) -> Response {
     let ctx = RequestContext::new();
     req.extensions_mut().insert(ctx.clone());
+    let method = req.method().clone();
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", MatchedPath::as_str)
+        .to_owned();
     let span = tracing::info_span!(
         "request",
         request_id = %ctx.id,
@@ -69,6 +75,12 @@ pub async fn request_context(
     }
     let status = response.status();
     let elapsed_ms = ctx.elapsed_ms();
+    crate::metrics::record_request(
+        method.as_str(),
+        &route,
+        status.as_u16(),
+        ctx.started.elapsed(),
+    );
     if let Some((org, key)) = ctx.caller.get() {
         state
             .usage

@@ -15,13 +15,14 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::error::{ApiError, ErrorCode};
 use crate::openapi::ApiDoc;
 use crate::state::AppState;
-use crate::{dashboard, health, middleware, v1};
+use crate::{dashboard, health, metrics, middleware, v1};
 
 /// Largest request body accepted (SEMANTICS.md, Errors).
 pub const BODY_LIMIT: usize = 1024 * 1024;
 
 /// The application's router, ready to serve.
 pub fn router(state: AppState) -> Router {
+    metrics::install();
     let (api, doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(v1::router())
         .merge(dashboard::router())
@@ -35,6 +36,7 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
+        .route("/metrics", get(metrics::metrics))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))

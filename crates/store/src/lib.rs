@@ -18,6 +18,7 @@ pub mod credits;
 mod error;
 pub mod import;
 pub mod invites;
+pub mod ops;
 pub mod orgs;
 mod postgres;
 pub mod refresh;
@@ -44,6 +45,7 @@ pub use credits::{CappedCharge, Charge, CreditStore};
 pub use error::StoreError;
 pub use import::{ImportOutcome, ImportRow, ImportStore};
 pub use invites::{AcceptOutcome, DeclineOutcome, Invitation, InviteResult, InviteStore};
+pub use ops::{OpsStore, QueueStats};
 pub use orgs::{ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization};
 pub use refresh::{CatalogMeta, DueVideo, RefreshOutcome, RefreshStore, RefreshWrite};
 pub use usage::{UsageDay, UsageDelta, UsageStore};
@@ -110,6 +112,7 @@ pub trait Store:
     + UserStore
     + InviteStore
     + BloggerStore
+    + OpsStore
     + Send
     + Sync
     + std::fmt::Debug

@@ -6,3 +6,4 @@ use super::SqliteStore;
 crate::users::user_store_impl!(SqliteStore, true);
 crate::invites::invite_store_impl!(SqliteStore, true);
 crate::bloggers::blogger_store_impl!(SqliteStore, true);
+crate::ops::ops_store_impl!(SqliteStore, true);

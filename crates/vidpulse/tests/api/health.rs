@@ -129,3 +129,61 @@ async fn a_graceful_stop_writes_pending_usage(
         .unwrap();
     assert_eq!(days[0].total_requests, 1);
 }
+
+#[rstest]
+#[tokio::test]
+async fn metrics_count_requests_by_route_and_show_the_queues(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let (_, key) = app.org_with_key(vidpulse_domain::Plan::Pro).await;
+    app.track(
+        &key,
+        &[&crate::helpers::youtube(1), &crate::helpers::youtube(2)],
+    )
+    .await;
+    let id = uuid::Uuid::now_v7();
+    app.get(&format!("/v1/videos/by-id/{id}"), Some(&key)).await;
+    app.post(
+        "/v1/bloggers/track",
+        &key,
+        &serde_json::json!({"platform": "tiktok", "username": "ana_builds"}),
+    )
+    .await;
+    let a = app.client.get(app.url("/metrics")).send().await.unwrap();
+    assert_eq!(a.status().as_u16(), 200);
+    assert!(
+        a.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/plain")
+    );
+    let text = a.text().await.unwrap();
+    for expected in [
+        "vidpulse_http_requests_total{method=\"POST\",route=\"/v1/videos/track\",status=\"200\"}",
+        "vidpulse_http_requests_total{method=\"GET\",route=\"/v1/videos/by-id/{video_id}\",status=\"404\"}",
+        "vidpulse_http_request_duration_seconds_bucket{method=\"POST\",route=\"/v1/videos/track\",le=\"0.005\"}",
+        "vidpulse_refresh_due_videos 2",
+        "vidpulse_refresh_lag_seconds ",
+        "vidpulse_creator_jobs{status=\"queued\"} 1",
+        "# TYPE vidpulse_upstream_calls_total counter",
+    ] {
+        assert!(text.contains(expected), "{expected} missing from:\n{text}");
+    }
+    // Paths with ids are counted under their pattern, unknown paths together.
+    assert!(!text.contains(&id.to_string()));
+    app.get("/no/such/path", None).await;
+    let text = app
+        .client
+        .get(app.url("/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        text.contains("route=\"unmatched\",status=\"404\""),
+        "{text}"
+    );
+}
