@@ -11,6 +11,7 @@ use axum::{Json, Router};
 use tower_http::catch_panic::CatchPanicLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
+use utoipa_scalar::{Scalar, Servable};
 
 use crate::error::{ApiError, ErrorCode};
 use crate::openapi::ApiDoc;
@@ -27,9 +28,11 @@ pub fn router(state: AppState) -> Router {
         .merge(v1::router())
         .merge(dashboard::router())
         .split_for_parts();
+    let docs = Scalar::with_url("/docs", doc.clone()).title("vidpulse API");
     let doc = Arc::new(doc);
     Router::new()
         .merge(api)
+        .merge(docs)
         .route(
             "/openapi.json",
             get(move || async move { Json(doc.as_ref().clone()) }),

@@ -187,3 +187,23 @@ async fn metrics_count_requests_by_route_and_show_the_queues(
         "{text}"
     );
 }
+
+#[rstest]
+#[tokio::test]
+async fn the_docs_are_browsable(#[values(Backend::Sqlite)] backend: Backend) {
+    let app = TestApp::spawn(backend).await;
+    let a = app.client.get(app.url("/docs")).send().await.unwrap();
+    assert_eq!(a.status().as_u16(), 200);
+    assert!(
+        a.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let html = a.text().await.unwrap();
+    assert!(
+        html.contains("/v1/videos/track"),
+        "the page carries the document"
+    );
+    assert!(html.contains("/blogger/add"));
+}
