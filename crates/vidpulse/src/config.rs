@@ -213,6 +213,10 @@ pub struct RuntimeArgs {
     /// Seconds between two runs of the job timeout sweep.
     #[arg(long, env = "VIDPULSE_JOB_SWEEP_INTERVAL_SECS", default_value_t = 3600)]
     pub job_sweep_interval_secs: u64,
+    /// Seconds a worker's claim on a video or a creator job holds; a killed
+    /// worker's claims are taken over once it runs out.
+    #[arg(long, env = "VIDPULSE_WORKER_LEASE_SECS", default_value_t = 300)]
+    pub worker_lease_secs: u64,
     /// Live settings of the platform adapters.
     #[command(flatten)]
     pub live: LiveArgs,
@@ -412,6 +416,8 @@ pub struct RuntimeSettings {
     pub live: LiveArgs,
     /// Settings of the creator loops.
     pub creators: CreatorConfig,
+    /// How long a worker's claim holds.
+    pub lease: chrono::Duration,
 }
 
 impl RuntimeArgs {
@@ -441,6 +447,13 @@ impl RuntimeArgs {
                 anyhow::bail!("{name} must be between 1 and 2592000 seconds; got {secs}");
             }
         }
+        if !(10..=3600).contains(&self.worker_lease_secs) {
+            anyhow::bail!(
+                "VIDPULSE_WORKER_LEASE_SECS must be between 10 and 3600 seconds; got {}",
+                self.worker_lease_secs
+            );
+        }
+        let lease = chrono::Duration::seconds(self.worker_lease_secs as i64);
         Ok(RuntimeSettings {
             upstream: self.upstream,
             schedule,
@@ -454,8 +467,10 @@ impl RuntimeArgs {
             creators: CreatorConfig {
                 job_timeout: chrono::Duration::seconds(self.job_timeout_secs as i64),
                 sweep_interval: Duration::from_secs(self.job_sweep_interval_secs),
+                lease,
                 ..CreatorConfig::default()
             },
+            lease,
         })
     }
 }
@@ -530,6 +545,7 @@ pub const KNOWN_VARIABLES: &[&str] = &[
     "VIDPULSE_YTDLP_COOKIES",
     "VIDPULSE_JOB_TIMEOUT_SECS",
     "VIDPULSE_JOB_SWEEP_INTERVAL_SECS",
+    "VIDPULSE_WORKER_LEASE_SECS",
     // Documented in CONTRACT.md; read by features still being built.
     "VIDPULSE_JWT_SECRET",
     "VIDPULSE_JWT_JWKS_URL",

@@ -61,6 +61,7 @@ pub async fn run(database_url: &str, args: &ServeArgs) -> anyhow::Result<()> {
     };
     let refresh = RefreshConfig {
         schedule: settings.schedule.clone(),
+        lease: settings.lease,
         ..RefreshConfig::default()
     };
     let services = Services::new(

@@ -30,6 +30,7 @@ pub async fn run(database_url: &str, args: &RuntimeArgs) -> anyhow::Result<()> {
         ApiConfig::default(),
         RefreshConfig {
             schedule: settings.schedule.clone(),
+            lease: settings.lease,
             ..RefreshConfig::default()
         },
         settings.creators.clone(),

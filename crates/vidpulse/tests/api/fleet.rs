@@ -2,78 +2,14 @@
 //! nodes and two `worker` processes of the real binary. Rate limits hold
 //! across the API nodes, and no due refresh or creator job runs twice.
 
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use sqlx::PgPool;
 use vidpulse_store::Backend;
 use vidpulse_store::testing::TestDb;
 
-/// The Redis the fleet shares (`VIDPULSE_TEST_REDIS_URL` overrides).
-fn redis_url() -> String {
-    std::env::var("VIDPULSE_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379/0".into())
-}
-
-/// A child process killed when dropped.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn start(db: &str, args: &[&str], dir: &std::path::Path) -> Process {
-    Process(
-        Command::new(env!("CARGO_BIN_EXE_vidpulse"))
-            .args(args)
-            .current_dir(dir)
-            .env("DATABASE_URL", db)
-            .env("VIDPULSE_REDIS_URL", redis_url())
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    )
-}
-
-fn admin(db: &str, args: &[&str]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_vidpulse"))
-        .args(args)
-        .env("DATABASE_URL", db)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-/// Waits until `check` holds, for at most `limit`.
-async fn eventually<F, Fut>(limit: Duration, what: &str, mut check: F)
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = bool>,
-{
-    let started = Instant::now();
-    while !check().await {
-        assert!(started.elapsed() < limit, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-}
+use crate::processes::{admin, client, eventually, free_port, start, wait_ready};
 
 #[tokio::test]
 async fn two_api_nodes_and_two_workers_share_limits_and_never_work_twice() {
@@ -108,27 +44,10 @@ async fn two_api_nodes_and_two_workers_share_limits_and_never_work_twice() {
     for _ in 0..2 {
         fleet.push(start(&db, &["worker"], work.path()));
     }
-    vidpulse_platforms::http::install_crypto_provider();
-    let client = reqwest::Client::builder()
-        .connect_timeout(Duration::from_secs(5))
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap();
+    let client = client();
     let node = |i: usize| format!("http://127.0.0.1:{}", ports[i % 2]);
     for i in 0..2 {
-        let url = format!("{}/readyz", node(i));
-        eventually(Duration::from_secs(30), "the API nodes", || {
-            let client = client.clone();
-            let url = url.clone();
-            async move {
-                client
-                    .get(&url)
-                    .send()
-                    .await
-                    .is_ok_and(|r| r.status().is_success())
-            }
-        })
-        .await;
+        wait_ready(&client, &node(i)).await;
     }
 
     // 20 multi-video requests a minute per key, across both nodes together.
