@@ -30,7 +30,22 @@ impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> Self {
         match e {
             sqlx::Error::RowNotFound => StoreError::NotFound,
-            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) => {
+            // The connection, not the request: the database is away, or the
+            // link to it broke mid-conversation (a cut connection reads as a
+            // protocol error while it is being opened).
+            sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::Protocol(_)
+            | sqlx::Error::WorkerCrashed => StoreError::Unavailable(e.to_string()),
+            // Connection exceptions (class 08), shutdown and start-up (57P0x),
+            // too many connections (53300).
+            sqlx::Error::Database(ref db)
+                if db.code().is_some_and(|c| {
+                    c.starts_with("08") || c.starts_with("57P0") || c == "53300"
+                }) =>
+            {
                 StoreError::Unavailable(e.to_string())
             }
             sqlx::Error::Database(ref db)

@@ -45,7 +45,7 @@ pub use credits::{CappedCharge, Charge, CreditStore};
 pub use error::StoreError;
 pub use import::{ImportOutcome, ImportRow, ImportStore};
 pub use invites::{AcceptOutcome, DeclineOutcome, Invitation, InviteResult, InviteStore};
-pub use ops::{OpsStore, QueueStats};
+pub use ops::{Housekeeping, OpsStore, QueueStats};
 pub use orgs::{ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization};
 pub use refresh::{CatalogMeta, DueVideo, RefreshOutcome, RefreshStore, RefreshWrite};
 pub use usage::{UsageDay, UsageDelta, UsageStore};

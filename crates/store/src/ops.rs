@@ -1,6 +1,7 @@
-//! What an operator watches: the refresh queue's depth and lag and the
-//! creator jobs by state (`GET /metrics`). One implementation for both
-//! backends ([`ops_store_impl`]).
+//! What an operator watches and what keeps the service in shape: the
+//! refresh queue's depth and lag and the creator jobs by state (`GET
+//! /metrics`), and the observations' housekeeping (partitions, retention).
+//! One implementation for both backends ([`ops_store_impl`]).
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -20,11 +21,36 @@ pub struct QueueStats {
     pub jobs: Vec<(String, i64)>,
 }
 
-/// Operational reads.
+/// What one housekeeping pass over the observations did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Housekeeping {
+    /// Monthly partitions created ahead (PostgreSQL).
+    pub partitions_created: u64,
+    /// Monthly partitions dropped whole by the retention (PostgreSQL).
+    pub partitions_dropped: u64,
+    /// Observations deleted one by one by the retention.
+    pub rows_deleted: u64,
+}
+
+/// Operational reads and upkeep.
 #[async_trait]
 pub trait OpsStore {
     /// The queues as of `now`.
     async fn queue_stats(&self, now: DateTime<Utc>) -> Result<QueueStats, StoreError>;
+
+    /// Reads one tracked video's id by key: the cheapest real read through
+    /// the store's pool, the ceiling the HTTP load test compares with.
+    async fn probe_row(&self, id: uuid::Uuid) -> Result<Option<uuid::Uuid>, StoreError>;
+
+    /// Keeps the observations' storage: on PostgreSQL the monthly partitions
+    /// of this month and the next three exist; with a `retention`,
+    /// observations captured before `now - retention` are gone (whole months
+    /// dropped on PostgreSQL). Daily closes, and so analytics, are kept.
+    async fn housekeep_observations(
+        &self,
+        now: DateTime<Utc>,
+        retention: Option<chrono::Duration>,
+    ) -> Result<Housekeeping, StoreError>;
 }
 
 /// Implements [`OpsStore`] for a backend (see [`crate::users::user_store_impl`]).
@@ -66,6 +92,27 @@ macro_rules! ops_store_impl {
                     claimed_videos,
                     jobs,
                 })
+            }
+
+            async fn housekeep_observations(
+                &self,
+                now: chrono::DateTime<chrono::Utc>,
+                retention: Option<chrono::Duration>,
+            ) -> Result<$crate::ops::Housekeeping, $crate::StoreError> {
+                super::housekeeping::observations(&self.pool, now, retention).await
+            }
+
+            async fn probe_row(
+                &self,
+                id: uuid::Uuid,
+            ) -> Result<Option<uuid::Uuid>, $crate::StoreError> {
+                use $crate::users::sql;
+                Ok(
+                    sqlx::query_scalar(sql("SELECT id FROM tracked_videos WHERE id = $1", $sqlite))
+                        .bind(id)
+                        .fetch_optional(&self.pool)
+                        .await?,
+                )
             }
         }
     };

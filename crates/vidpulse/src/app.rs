@@ -120,6 +120,7 @@ pub async fn run_worker_loops(
     shutdown: CancellationToken,
 ) {
     tokio::join!(
+        vidpulse_worker::housekeeping::run(refresh.clone(), shutdown.clone()),
         vidpulse_worker::refresh::run(refresh, shutdown.clone()),
         vidpulse_worker::creators::run(creators, shutdown),
     );

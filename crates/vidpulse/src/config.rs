@@ -213,6 +213,10 @@ pub struct RuntimeArgs {
     /// Seconds between two runs of the job timeout sweep.
     #[arg(long, env = "VIDPULSE_JOB_SWEEP_INTERVAL_SECS", default_value_t = 3600)]
     pub job_sweep_interval_secs: u64,
+    /// Days of raw observations kept (0: all); daily closes, and so the
+    /// analytics, are kept whatever this says.
+    #[arg(long, env = "VIDPULSE_OBSERVATION_RETENTION_DAYS", default_value_t = 0)]
+    pub observation_retention_days: u64,
     /// Seconds a worker's claim on a video or a creator job holds; a killed
     /// worker's claims are taken over once it runs out.
     #[arg(long, env = "VIDPULSE_WORKER_LEASE_SECS", default_value_t = 300)]
@@ -418,6 +422,8 @@ pub struct RuntimeSettings {
     pub creators: CreatorConfig,
     /// How long a worker's claim holds.
     pub lease: chrono::Duration,
+    /// How long raw observations are kept (`None`: forever).
+    pub observation_retention: Option<chrono::Duration>,
 }
 
 impl RuntimeArgs {
@@ -454,6 +460,16 @@ impl RuntimeArgs {
             );
         }
         let lease = chrono::Duration::seconds(self.worker_lease_secs as i64);
+        if self.observation_retention_days != 0
+            && !(31..=36_500).contains(&self.observation_retention_days)
+        {
+            anyhow::bail!(
+                "VIDPULSE_OBSERVATION_RETENTION_DAYS must be 0 (keep all) or between 31 and 36500; got {}",
+                self.observation_retention_days
+            );
+        }
+        let observation_retention = (self.observation_retention_days > 0)
+            .then(|| chrono::Duration::days(self.observation_retention_days as i64));
         Ok(RuntimeSettings {
             upstream: self.upstream,
             schedule,
@@ -471,6 +487,7 @@ impl RuntimeArgs {
                 ..CreatorConfig::default()
             },
             lease,
+            observation_retention,
         })
     }
 }
@@ -546,6 +563,7 @@ pub const KNOWN_VARIABLES: &[&str] = &[
     "VIDPULSE_JOB_TIMEOUT_SECS",
     "VIDPULSE_JOB_SWEEP_INTERVAL_SECS",
     "VIDPULSE_WORKER_LEASE_SECS",
+    "VIDPULSE_OBSERVATION_RETENTION_DAYS",
     // Documented in CONTRACT.md; read by features still being built.
     "VIDPULSE_JWT_SECRET",
     "VIDPULSE_JWT_JWKS_URL",

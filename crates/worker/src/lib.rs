@@ -3,6 +3,7 @@
 #![warn(missing_docs)]
 
 pub mod creators;
+pub mod housekeeping;
 pub mod refresh;
 
 pub use creators::{CreatorConfig, CreatorContext};

@@ -30,6 +30,9 @@ pub struct RefreshConfig {
     pub idle_poll: StdDuration,
     /// The schedule.
     pub schedule: RefreshSchedule,
+    /// Observations older than this are deleted by the housekeeping
+    /// (`None`: kept forever).
+    pub observation_retention: Option<Duration>,
 }
 
 impl Default for RefreshConfig {
@@ -40,6 +43,7 @@ impl Default for RefreshConfig {
             concurrency: 4,
             idle_poll: StdDuration::from_secs(2),
             schedule: RefreshSchedule::default(),
+            observation_retention: None,
         }
     }
 }

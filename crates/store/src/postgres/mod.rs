@@ -17,6 +17,7 @@ use crate::{Backend, Store, StoreConfig, StoreError};
 mod analytics;
 mod creators;
 mod credits;
+mod housekeeping;
 mod import;
 mod orgs;
 mod refresh;

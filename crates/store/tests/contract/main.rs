@@ -6,6 +6,7 @@
 mod analytics;
 mod creators;
 mod credits;
+mod housekeeping;
 mod orgs;
 mod refresh;
 mod usage;

@@ -62,6 +62,7 @@ pub async fn run(database_url: &str, args: &ServeArgs) -> anyhow::Result<()> {
     let refresh = RefreshConfig {
         schedule: settings.schedule.clone(),
         lease: settings.lease,
+        observation_retention: settings.observation_retention,
         ..RefreshConfig::default()
     };
     let services = Services::new(

@@ -31,6 +31,7 @@ pub async fn run(database_url: &str, args: &RuntimeArgs) -> anyhow::Result<()> {
         RefreshConfig {
             schedule: settings.schedule.clone(),
             lease: settings.lease,
+            observation_retention: settings.observation_retention,
             ..RefreshConfig::default()
         },
         settings.creators.clone(),

@@ -228,7 +228,7 @@ async fn a_server_killed_mid_request_applies_each_request_whole_or_not_at_all() 
     );
     let client = client();
     wait_ready(&client, &base).await;
-    let requests: Vec<_> = (0..12)
+    let requests: Vec<_> = (0..8)
         .map(|i| {
             let client = client.clone();
             let base = base.clone();
@@ -267,7 +267,8 @@ async fn a_server_killed_mid_request_applies_each_request_whole_or_not_at_all() 
         "{applied} applied, {answered} answered"
     );
     // Back up: the same requests again complete the work, charging only
-    // what was not tracked yet.
+    // what was not tracked yet (16 multi-video requests: inside the limit
+    // of 20 a minute, which Redis remembers across the restart).
     let _server = start_with(
         &db,
         &["serve", "--no-worker", "--listen", &listen],
@@ -275,7 +276,7 @@ async fn a_server_killed_mid_request_applies_each_request_whole_or_not_at_all() 
         &[],
     );
     wait_ready(&client, &base).await;
-    for i in 0..12 {
+    for i in 0..8 {
         let r = track(&client, &base, &key, &urls("klsrv", i * 25, 25))
             .await
             .unwrap();
@@ -283,11 +284,11 @@ async fn a_server_killed_mid_request_applies_each_request_whole_or_not_at_all() 
     }
     assert_eq!(
         scalar(&pool, "SELECT count(*) FROM tracked_videos").await,
-        300
+        200
     );
     assert_eq!(
         scalar(&pool, "SELECT count(*) FROM credit_ledger WHERE amount > 0").await,
-        300
+        200
     );
     pool.close().await;
     assert_invariants(&db).await;

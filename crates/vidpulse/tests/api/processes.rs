@@ -47,7 +47,15 @@ pub fn start_with(db: &str, args: &[&str], dir: &std::path::Path, env: &[(&str, 
         .env("VIDPULSE_REDIS_URL", redis_url())
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        .stderr(match std::env::var("VIDPULSE_TEST_CHILD_LOG") {
+            Ok(path) => std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map(Stdio::from)
+                .unwrap_or_else(|_| Stdio::null()),
+            Err(_) => Stdio::null(),
+        });
     for (k, v) in env {
         command.env(k, v);
     }

@@ -1,0 +1,39 @@
+//! Observation retention on SQLite: old rows deleted by time, a day per
+//! write transaction so writers are never held up long.
+
+use chrono::{DateTime, Duration, Utc};
+use sqlx::SqlitePool;
+
+use crate::StoreError;
+use crate::ops::Housekeeping;
+
+/// Deletes observations captured before `now - retention`.
+pub(super) async fn observations(
+    pool: &SqlitePool,
+    now: DateTime<Utc>,
+    retention: Option<Duration>,
+) -> Result<Housekeeping, StoreError> {
+    let mut done = Housekeeping::default();
+    let Some(retention) = retention else {
+        return Ok(done);
+    };
+    let cutoff = now - retention;
+    loop {
+        let oldest: Option<DateTime<Utc>> =
+            sqlx::query_scalar("SELECT min(captured_at) FROM observations")
+                .fetch_one(pool)
+                .await?;
+        let Some(oldest) = oldest.filter(|o| *o < cutoff) else {
+            break;
+        };
+        let until = (oldest + Duration::days(1)).min(cutoff);
+        let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+        done.rows_deleted += sqlx::query("DELETE FROM observations WHERE captured_at < ?1")
+            .bind(until)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        tx.commit().await?;
+    }
+    Ok(done)
+}

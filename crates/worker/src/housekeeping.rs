@@ -1,0 +1,42 @@
+//! The hourly upkeep of the observations (DESIGN.md, "Jobs"): monthly
+//! partitions kept ahead on PostgreSQL, and the retention applied when one
+//! is set. Several workers may run it at once; each pass is idempotent.
+
+use std::time::Duration as StdDuration;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::RefreshContext;
+
+/// Time between two passes.
+pub const INTERVAL: StdDuration = StdDuration::from_secs(3600);
+
+/// One pass; failures are logged, never fatal.
+pub async fn tick(ctx: &RefreshContext) {
+    let now = ctx.clock.now();
+    match ctx
+        .store
+        .housekeep_observations(now, ctx.config.observation_retention)
+        .await
+    {
+        Ok(done) if done != vidpulse_store::Housekeeping::default() => tracing::info!(
+            partitions_created = done.partitions_created,
+            partitions_dropped = done.partitions_dropped,
+            rows_deleted = done.rows_deleted,
+            "observation housekeeping"
+        ),
+        Ok(_) => {}
+        Err(e) => tracing::warn!(error = %e, "observation housekeeping failed; retried in an hour"),
+    }
+}
+
+/// Runs a pass at start and every [`INTERVAL`] until `shutdown`.
+pub async fn run(ctx: RefreshContext, shutdown: CancellationToken) {
+    while !shutdown.is_cancelled() {
+        tick(&ctx).await;
+        tokio::select! {
+            _ = tokio::time::sleep(INTERVAL) => {}
+            _ = shutdown.cancelled() => {}
+        }
+    }
+}
