@@ -53,3 +53,110 @@ impl Modify for SecuritySchemes {
         );
     }
 }
+
+/// The nested error envelope (the public API's, and the dashboard API's).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct NestedError {
+    /// Always false.
+    pub success: bool,
+    /// What went wrong.
+    pub error: NestedErrorDetail,
+}
+
+/// The `error` object of a [`NestedError`]; some codes add fields of their
+/// own (`job_id`, `unknown_tag_ids`, `limit`, ...).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct NestedErrorDetail {
+    /// Machine-readable code, such as `VALIDATION_ERROR`.
+    pub code: String,
+    /// For people.
+    pub message: String,
+    /// The request's id (also `X-Request-Id`).
+    pub request_id: String,
+    /// The offending field, for validation errors.
+    pub field: Option<String>,
+    /// Where to upgrade, for `PAID_PLAN_REQUIRED`.
+    pub upgrade_url: Option<String>,
+}
+
+/// The flat error body some public reads answer with (SEMANTICS.md, Errors).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct FlatError {
+    /// Always false.
+    pub success: bool,
+    /// The message.
+    pub error: String,
+    /// The request's id.
+    pub request_id: String,
+    /// Machine-readable code, where the endpoint gives one.
+    pub code: Option<String>,
+    /// Extra facts about the error.
+    #[schema(value_type = Option<Object>)]
+    pub details: Option<serde_json::Value>,
+    /// The offending field.
+    pub field: Option<String>,
+    /// Where to upgrade.
+    pub upgrade_url: Option<String>,
+}
+
+/// Gives every error response (4xx, 5xx) that declares no body the error
+/// body schema (`ErrorBody`: the nested or the flat form), so clients and
+/// conformance checks know its shape.
+pub fn describe_errors(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::PartialSchema;
+    use utoipa::openapi::schema::OneOfBuilder;
+    use utoipa::openapi::{ContentBuilder, Ref, RefOr};
+
+    let components = doc.components.get_or_insert_with(Default::default);
+    for (name, schema) in [
+        ("NestedError", <NestedError as PartialSchema>::schema()),
+        (
+            "NestedErrorDetail",
+            <NestedErrorDetail as PartialSchema>::schema(),
+        ),
+        ("FlatError", <FlatError as PartialSchema>::schema()),
+    ] {
+        components.schemas.insert(name.to_owned(), schema);
+    }
+    components.schemas.insert(
+        "ErrorBody".to_owned(),
+        OneOfBuilder::new()
+            .item(Ref::from_schema_name("NestedError"))
+            .item(Ref::from_schema_name("FlatError"))
+            .description(Some(
+                "An error: the nested envelope, or the flat one of some public reads",
+            ))
+            .into(),
+    );
+    for item in doc.paths.paths.values_mut() {
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ];
+        for operation in operations.into_iter().flatten() {
+            for (status, response) in operation.responses.responses.iter_mut() {
+                if !(status.starts_with('4') || status.starts_with('5')) {
+                    continue;
+                }
+                if let RefOr::T(response) = response
+                    && response.content.is_empty()
+                {
+                    response.content.insert(
+                        "application/json".to_owned(),
+                        RefOr::T(
+                            ContentBuilder::new()
+                                .schema(Some(Ref::from_schema_name("ErrorBody")))
+                                .build(),
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}

@@ -24,10 +24,11 @@ pub const BODY_LIMIT: usize = 1024 * 1024;
 /// The application's router, ready to serve.
 pub fn router(state: AppState) -> Router {
     metrics::install();
-    let (api, doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
+    let (api, mut doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(v1::router())
         .merge(dashboard::router())
         .split_for_parts();
+    crate::openapi::describe_errors(&mut doc);
     let docs = Scalar::with_url("/docs", doc.clone()).title("vidpulse API");
     let doc = Arc::new(doc);
     Router::new()

@@ -108,6 +108,20 @@ async fn the_openapi_document_lists_every_endpoint(
             "{method} {path} missing from the OpenAPI document"
         );
     }
+    // Every error response says its body.
+    for (path, item) in paths {
+        for (method, op) in item.as_object().unwrap() {
+            for (status, response) in op["responses"].as_object().unwrap() {
+                if status.starts_with('4') || status.starts_with('5') {
+                    assert!(
+                        response["content"]["application/json"]["schema"].is_object(),
+                        "{method} {path} {status} has no body schema"
+                    );
+                }
+            }
+        }
+    }
+    assert!(a.body["components"]["schemas"]["ErrorBody"]["oneOf"].is_array());
     assert!(a.body["components"]["securitySchemes"]["api_key"].is_object());
     assert!(a.body["components"]["securitySchemes"]["bearer_jwt"].is_object());
 }
