@@ -56,7 +56,7 @@ pub enum Command {
     /// Run the public API, the dashboard API, health endpoints and the worker in one process.
     Serve(Box<ServeArgs>),
     /// Run the background worker alone.
-    Worker(Box<RuntimeArgs>),
+    Worker(Box<WorkerArgs>),
     /// Apply database migrations and exit.
     Migrate,
     /// Administrative commands (print one JSON object on stdout).
@@ -101,6 +101,17 @@ pub struct ServeArgs {
     )]
     pub public_url: String,
     /// Runtime settings shared with `worker`.
+    #[command(flatten)]
+    pub runtime: RuntimeArgs,
+}
+
+/// Settings of `worker`.
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    /// Serve `GET /metrics` (Prometheus) on this address; none when unset.
+    #[arg(long, env = "VIDPULSE_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
+    /// Runtime settings shared with `serve`.
     #[command(flatten)]
     pub runtime: RuntimeArgs,
 }
@@ -538,6 +549,7 @@ pub const KNOWN_VARIABLES: &[&str] = &[
     "VIDPULSE_LISTEN",
     "VIDPULSE_NO_WORKER",
     "VIDPULSE_REDIS_URL",
+    "VIDPULSE_METRICS_LISTEN",
     "VIDPULSE_UPGRADE_URL",
     "VIDPULSE_UPSTREAM",
     "VIDPULSE_REFRESH_SCHEDULE",

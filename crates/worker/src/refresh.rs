@@ -116,6 +116,14 @@ async fn read_batch(
         ))),
     };
     let read_at = ctx.clock.now();
+    metrics::counter!(
+        "vidpulse_upstream_reads_total",
+        "platform" => platform.id(),
+        "outcome" => if answer.is_ok() { "ok" } else { "failed" }
+    )
+    .increment(1);
+    metrics::counter!("vidpulse_refresh_videos_read_total", "platform" => platform.id())
+        .increment(videos.len() as u64);
     match answer {
         Ok(outcomes) => {
             let mut by_id: BTreeMap<String, ReadOutcome> = outcomes.into_iter().collect();

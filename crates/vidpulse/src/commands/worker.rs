@@ -12,12 +12,12 @@ use vidpulse_worker::RefreshConfig;
 use crate::app::{Services, run_worker_loops};
 
 use crate::commands::serve::platform_sources;
-use crate::config::RuntimeArgs;
+use crate::config::WorkerArgs;
 
 /// Runs the command until SIGINT or SIGTERM: refresh, creator jobs and
 /// discovery; the work in progress finishes.
-pub async fn run(database_url: &str, args: &RuntimeArgs) -> anyhow::Result<()> {
-    let settings = args.settings()?;
+pub async fn run(database_url: &str, args: &WorkerArgs) -> anyhow::Result<()> {
+    let settings = args.runtime.settings()?;
     let store = vidpulse_store::open(&StoreConfig::new(database_url))
         .await
         .context("cannot open the database")?;
@@ -45,6 +45,28 @@ pub async fn run(database_url: &str, args: &RuntimeArgs) -> anyhow::Result<()> {
             shutdown.cancel();
         }
     });
+    if let Some(address) = args.metrics_listen {
+        let listener = tokio::net::TcpListener::bind(address)
+            .await
+            .with_context(|| format!("cannot listen on {address} for metrics"))?;
+        vidpulse_api::metrics::install();
+        let app = axum::Router::new()
+            .route(
+                "/metrics",
+                axum::routing::get(vidpulse_api::metrics::metrics),
+            )
+            .with_state(services.state.clone());
+        let stop = shutdown.clone();
+        tokio::spawn(async move {
+            let served = axum::serve(listener, app)
+                .with_graceful_shutdown(async move { stop.cancelled().await })
+                .await;
+            if let Err(e) = served {
+                tracing::error!(error = %e, "metrics server stopped");
+            }
+        });
+        tracing::info!(%address, "worker metrics at /metrics");
+    }
     run_worker_loops(services.refresh, services.creators, shutdown).await;
     store.close().await;
     Ok(())

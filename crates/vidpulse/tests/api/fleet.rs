@@ -9,7 +9,7 @@ use sqlx::PgPool;
 use vidpulse_store::Backend;
 use vidpulse_store::testing::TestDb;
 
-use crate::processes::{admin, client, eventually, free_port, start, wait_ready};
+use crate::processes::{admin, client, eventually, free_port, start, start_with, wait_ready};
 
 #[tokio::test]
 async fn two_api_nodes_and_two_workers_share_limits_and_never_work_twice() {
@@ -41,8 +41,17 @@ async fn two_api_nodes_and_two_workers_share_limits_and_never_work_twice() {
             work.path(),
         ));
     }
-    for _ in 0..2 {
-        fleet.push(start(&db, &["worker"], work.path()));
+    // Both workers serve their metrics.
+    let metrics: Vec<String> = (0..2)
+        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .collect();
+    for listen in &metrics {
+        fleet.push(start_with(
+            &db,
+            &["worker"],
+            work.path(),
+            &[("VIDPULSE_METRICS_LISTEN", listen)],
+        ));
     }
     let client = client();
     let node = |i: usize| format!("http://127.0.0.1:{}", ports[i % 2]);
@@ -164,5 +173,29 @@ async fn two_api_nodes_and_two_workers_share_limits_and_never_work_twice() {
         assert_eq!(r["data"]["status"], "succeeded", "{r}");
     }
     pool.close().await;
+    // The workers' own counters add up to one read per video.
+    let mut read = 0.0;
+    for listen in &metrics {
+        let text = client
+            .get(format!("http://{listen}/metrics"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        for expected in [
+            "vidpulse_refresh_due_videos 0",
+            "vidpulse_creator_jobs{status=\"succeeded\"} 4",
+        ] {
+            assert!(text.contains(expected), "{expected} missing from:\n{text}");
+        }
+        read += text
+            .lines()
+            .filter(|l| l.starts_with("vidpulse_refresh_videos_read_total{"))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+            .sum::<f64>();
+    }
+    assert_eq!(read, videos as f64);
     drop(fleet);
 }
