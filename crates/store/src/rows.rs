@@ -288,7 +288,13 @@ pub(crate) fn list_order(query: &crate::videos::ListQuery) -> String {
         SortOrder::Asc => "ASC",
         SortOrder::Desc => "DESC",
     };
-    format!("{column} {dir} NULLS LAST, tv.id {dir}")
+    // `created_at` is never null: without `NULLS LAST` the order is the
+    // index's (organization_id, created_at, id), read without a sort.
+    if query.sort == SortKey::CreatedAt {
+        format!("{column} {dir}, tv.id {dir}")
+    } else {
+        format!("{column} {dir} NULLS LAST, tv.id {dir}")
+    }
 }
 
 /// The columns of an [`AccountRow`]: a tracked account `ta` joined with its

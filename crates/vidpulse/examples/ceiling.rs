@@ -18,6 +18,10 @@ use axum::{Json, Router};
 use uuid::Uuid;
 use vidpulse_store::{Store, StoreConfig};
 
+/// The same allocator as `vidpulse`.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 async fn row(
     State(store): State<Arc<dyn Store>>,
     Path(id): Path<Uuid>,

@@ -11,6 +11,11 @@ use vidpulse_domain::schedule::RefreshSchedule;
 use vidpulse_domain::{Clock, SystemClock};
 use vidpulse_store::StoreConfig;
 
+/// mimalloc: glibc's allocator serialised the server's threads on its arena
+/// locks under load (BENCHMARKS.md, "HTTP load").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

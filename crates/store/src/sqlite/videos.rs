@@ -53,11 +53,18 @@ impl VideoStore for SqliteStore {
         now: DateTime<Utc>,
     ) -> Result<Page<VideoRecord>, StoreError> {
         let order = list_order(query);
+        // The page's ids first (an index walk for the default order), then
+        // the wide columns (tags, history) of those rows only; the count apart.
         let sql = format!(
-            "SELECT {RECORD_COLUMNS}, count(*) OVER () AS total {LIST_FROM}
-             ORDER BY {order} LIMIT ?6 OFFSET ?7"
+            "WITH page AS (
+               SELECT tv.id AS page_id {LIST_FROM}
+               ORDER BY {order} LIMIT ?6 OFFSET ?7)
+             SELECT {RECORD_COLUMNS}
+             FROM page JOIN tracked_videos tv ON tv.id = page.page_id
+             JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             ORDER BY {order}"
         );
-        let rows = sqlx::query_as::<_, ListRow>(AssertSqlSafe(sql))
+        let rows = sqlx::query_as::<_, VideoRow>(AssertSqlSafe(sql))
             .bind(org.0)
             .bind(query.platform.map(|p| p.id()))
             .bind(query.status.map(state_name))
@@ -67,23 +74,25 @@ impl VideoStore for SqliteStore {
             .bind(query.offset)
             .fetch_all(&self.pool)
             .await?;
-        let total = match rows.first() {
-            Some(r) => r.total,
-            // Past the last page the window count is not there to read.
-            None => {
-                sqlx::query_scalar(AssertSqlSafe(format!("SELECT count(*) {LIST_FROM}")))
-                    .bind(org.0)
-                    .bind(query.platform.map(|p| p.id()))
-                    .bind(query.status.map(state_name))
-                    .bind(now)
-                    .bind(FAILING_AFTER_FAILURES)
-                    .fetch_one(&self.pool)
-                    .await?
-            }
+        let total: i64 = if query.platform.is_none() && query.status.is_none() {
+            // Unfiltered: the organization's index alone answers.
+            sqlx::query_scalar("SELECT count(*) FROM tracked_videos WHERE organization_id = ?1")
+                .bind(org.0)
+                .fetch_one(&self.pool)
+                .await?
+        } else {
+            sqlx::query_scalar(AssertSqlSafe(format!("SELECT count(*) {LIST_FROM}")))
+                .bind(org.0)
+                .bind(query.platform.map(|p| p.id()))
+                .bind(query.status.map(state_name))
+                .bind(now)
+                .bind(FAILING_AFTER_FAILURES)
+                .fetch_one(&self.pool)
+                .await?
         };
         let items = rows
             .into_iter()
-            .map(|r| r.row.into_record(now))
+            .map(|r| r.into_record(now))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Page { items, total })
     }
@@ -241,13 +250,6 @@ async fn attach_tags(
         created,
         total,
     })
-}
-
-#[derive(sqlx::FromRow)]
-struct ListRow {
-    #[sqlx(flatten)]
-    row: VideoRow,
-    total: i64,
 }
 
 /// The listing's rows. Parameters: ?1 organization, ?2 platform or NULL,
