@@ -99,6 +99,24 @@ fn unknown() -> ApiError {
     ApiError::not_found("No such tracked blogger")
 }
 
+/// The answer of a write to one tracked blogger: `message` when the
+/// organization has it, 404 otherwise.
+fn written(
+    found: bool,
+    message: &str,
+    ctx: &RequestContext,
+) -> Result<Json<Envelope<Message>>, ApiError> {
+    if !found {
+        return Err(unknown());
+    }
+    Ok(ok(
+        Message {
+            message: message.into(),
+        },
+        Meta::of(ctx),
+    ))
+}
+
 fn object(body: &Value) -> Result<&serde_json::Map<String, Value>, ApiError> {
     body.as_object()
         .ok_or_else(|| ApiError::validation("body", "The body must be a JSON object"))
@@ -175,24 +193,16 @@ async fn toggle(
             ));
         }
     };
-    if !app
-        .store
-        .set_account_active(auth.org, id, active, app.clock.now())
-        .await?
-    {
-        return Err(unknown());
-    }
     let message = if active {
         "Tracking resumed"
     } else {
         "Tracking paused"
     };
-    Ok(ok(
-        Message {
-            message: message.into(),
-        },
-        Meta::of(&ctx),
-    ))
+    let found = app
+        .store
+        .set_account_active(auth.org, id, active, app.clock.now())
+        .await?;
+    written(found, message, &ctx)
 }
 
 /// Sets the campaign the creator's new videos get (`null` or `""` clears);
@@ -230,19 +240,11 @@ async fn set_campaign(
             ));
         }
     };
-    if !app
+    let found = app
         .store
         .set_blogger_campaign(auth.org, id, campaign.as_deref(), app.clock.now())
-        .await?
-    {
-        return Err(unknown());
-    }
-    Ok(ok(
-        Message {
-            message: "Campaign set".into(),
-        },
-        Meta::of(&ctx),
-    ))
+        .await?;
+    written(found, "Campaign set", &ctx)
 }
 
 /// Sets the budget the creator's new videos get: a whole number above 0, or
@@ -285,19 +287,11 @@ async fn set_budget(
             }
         },
     };
-    if !app
+    let found = app
         .store
         .set_blogger_budget(auth.org, id, budget, app.clock.now())
-        .await?
-    {
-        return Err(unknown());
-    }
-    Ok(ok(
-        Message {
-            message: "Budget set".into(),
-        },
-        Meta::of(&ctx),
-    ))
+        .await?;
+    written(found, "Budget set", &ctx)
 }
 
 /// Stops tracking a creator; the videos it brought in stay tracked, with
@@ -322,15 +316,8 @@ async fn delete(
 ) -> Result<Json<Envelope<Message>>, ApiError> {
     auth.require(Role::Editor)?;
     let id = uuid_field(&body, "tracking_id")?;
-    if !app.store.delete_blogger(auth.org, id).await? {
-        return Err(unknown());
-    }
-    Ok(ok(
-        Message {
-            message: "Blogger deleted; its videos are kept".into(),
-        },
-        Meta::of(&ctx),
-    ))
+    let found = app.store.delete_blogger(auth.org, id).await?;
+    written(found, "Blogger deleted; its videos are kept", &ctx)
 }
 
 /// Stops tracking a creator and deletes the videos its backfill and
