@@ -69,6 +69,16 @@ fn item(k: ApiKeyRecord) -> KeyItem {
     }
 }
 
+/// Body of `POST /organizations/api-keys`.
+#[derive(Debug, ToSchema)]
+#[allow(dead_code, reason = "documents the body that the handler validates")]
+pub struct CreateKeyRequest {
+    /// Optional string or `null` (the default: no label): the key's label;
+    /// trimmed, 1 to 200 characters.
+    #[schema(min_length = 1, max_length = 200)]
+    name: Option<String>,
+}
+
 /// The organization's keys, newest first. Admins.
 #[utoipa::path(
     get, path = "/organizations/api-keys", tag = "dashboard",
@@ -94,7 +104,7 @@ async fn list(
 #[utoipa::path(
     post, path = "/organizations/api-keys", tag = "dashboard",
     params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
-    request_body(content = Object, description = "`{\"name\": \"CI\"}` (name optional, at most 200 characters)"),
+    request_body(content = CreateKeyRequest, description = "`{\"name\": \"CI\"}` (`name` optional)"),
     responses(
         (status = 201, description = "Created", body = Envelope<CreatedKey>),
         (status = 400, description = "VALIDATION_ERROR with `field`"),

@@ -75,6 +75,61 @@ pub struct Added {
     pub job_id: Uuid,
 }
 
+/// Body of `POST /blogger/add`.
+#[derive(Debug, ToSchema)]
+#[allow(dead_code, reason = "documents the body that the handler validates")]
+pub struct AddBloggerRequest {
+    /// Required string: the handle, with or without a leading `@`; once
+    /// trimmed and without the `@`, 1 to 100 letters, digits, `.`, `_` or `-`.
+    #[schema(min_length = 1)]
+    username: String,
+    /// Required string: `tiktok`, `instagram` or `youtube`, in any case.
+    platform: String,
+    /// Optional integer from 0 to 50 (default 10; `null` means the default):
+    /// the most recent videos to track at once.
+    #[schema(minimum = 0, maximum = 50, default = 10)]
+    initial_videos_count: Option<i64>,
+    /// Optional integer from 0 to 50, or `null` (the default: the service's
+    /// daily limit): the most new videos its daily discovery tracks.
+    #[schema(minimum = 0, maximum = 50)]
+    daily_videos_count: Option<i64>,
+    /// Optional string or `null` (the default: none): the campaign its new
+    /// videos get; trimmed, at most 200 characters of letters, digits, spaces
+    /// and `- _ . ( ) | : % &`; `""` means none.
+    #[schema(max_length = 200)]
+    campaign: Option<String>,
+    /// Optional array or `null` (the default: none): 0 to 50 ids of the
+    /// organization's tags (`GET /tags`); repeats are dropped.
+    #[schema(max_items = 50)]
+    tag_ids: Option<Vec<Uuid>>,
+}
+
+/// Body of `POST /blogger/add-from-tracking`.
+#[derive(Debug, ToSchema)]
+#[allow(dead_code, reason = "documents the body that the handler validates")]
+pub struct AddFromTrackingRequest {
+    /// Required UUID: a creator the organization knows (one it tracked
+    /// before, or the author of videos it tracks).
+    blogger_id: Uuid,
+    /// Optional integer from 0 to 50 (default 10; `null` means the default):
+    /// the most recent videos to track at once.
+    #[schema(minimum = 0, maximum = 50, default = 10)]
+    initial_videos_count: Option<i64>,
+    /// Optional integer from 0 to 50, or `null` (the default: the service's
+    /// daily limit): the most new videos its daily discovery tracks.
+    #[schema(minimum = 0, maximum = 50)]
+    daily_videos_count: Option<i64>,
+    /// Optional string or `null` (the default: none): the campaign its new
+    /// videos get; trimmed, at most 200 characters of letters, digits, spaces
+    /// and `- _ . ( ) | : % &`; `""` means none.
+    #[schema(max_length = 200)]
+    campaign: Option<String>,
+    /// Optional array or `null` (the default: none): 0 to 50 ids of the
+    /// organization's tags (`GET /tags`); repeats are dropped.
+    #[schema(max_items = 50)]
+    tag_ids: Option<Vec<Uuid>>,
+}
+
 /// The settings an add takes besides the creator.
 struct Settings {
     initial_videos_count: i64,
@@ -286,7 +341,7 @@ fn profile_of(c: Channel) -> CreatorProfile {
 #[utoipa::path(
     post, path = "/blogger/add", tag = "dashboard",
     params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
-    request_body(content = Object, description = "`{\"username\": \"mrbeast\", \"platform\": \"YouTube\", \"initial_videos_count\": 10, \"daily_videos_count\": 5, \"campaign\": \"Summer\", \"tag_ids\": [\"<uuid>\"]}`: `username` and `platform` required; `initial_videos_count` 0 to 50 (default 10), `daily_videos_count` 0 to 50 or null (the service default), `campaign` and `tag_ids` optional"),
+    request_body(content = AddBloggerRequest, description = "`{\"username\": \"mrbeast\", \"platform\": \"YouTube\", \"initial_videos_count\": 10, \"daily_videos_count\": 5, \"campaign\": \"Summer\", \"tag_ids\": [\"<uuid>\"]}`: `username` and `platform` required, the rest optional"),
     responses(
         (status = 201, description = "Tracked; its initial videos are being fetched", body = Added),
         (status = 400, description = "VALIDATION_ERROR with `field` (unknown tags: `unknown_tag_ids`)"),
@@ -318,7 +373,7 @@ async fn add(
 #[utoipa::path(
     post, path = "/blogger/add-from-tracking", tag = "dashboard",
     params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
-    request_body(content = Object, description = "`{\"blogger_id\": \"<uuid>\", \"initial_videos_count\": 10, \"daily_videos_count\": 5}`; `campaign` and `tag_ids` as for add"),
+    request_body(content = AddFromTrackingRequest, description = "`{\"blogger_id\": \"<uuid>\", \"initial_videos_count\": 10, \"daily_videos_count\": 5}`; `campaign` and `tag_ids` as for add"),
     responses(
         (status = 201, description = "Tracked; its initial videos are being fetched", body = Added),
         (status = 400, description = "VALIDATION_ERROR with `field`"),

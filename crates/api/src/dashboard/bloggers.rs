@@ -95,6 +95,50 @@ pub struct BloggerItem {
     pub tags: Vec<TagView>,
 }
 
+/// Body of `POST /blogger/toggle`.
+#[derive(Debug, ToSchema)]
+#[allow(dead_code, reason = "documents the body that the handler validates")]
+pub struct ToggleBloggerRequest {
+    /// Required UUID: the organization's tracking of the creator.
+    tracking_id: Uuid,
+    /// Required boolean: `false` pauses, `true` resumes.
+    is_active: bool,
+}
+
+/// Body of `POST /blogger/set-campaign`.
+#[derive(Debug, ToSchema)]
+#[allow(dead_code, reason = "documents the body that the handler validates")]
+pub struct SetCampaignRequest {
+    /// Required UUID: the organization's tracking of the creator.
+    tracking_id: Uuid,
+    /// Required string or `null`: the campaign; trimmed, at most 200
+    /// characters of letters, digits, spaces and `- _ . ( ) | : % &`; `""` or
+    /// `null` clears.
+    #[schema(required = true, max_length = 200)]
+    campaign: Option<String>,
+}
+
+/// Body of `POST /blogger/set-budget-per-video`.
+#[derive(Debug, ToSchema)]
+#[allow(dead_code, reason = "documents the body that the handler validates")]
+pub struct SetBudgetRequest {
+    /// Required UUID: the organization's tracking of the creator.
+    tracking_id: Uuid,
+    /// Required integer greater than 0, or `null` to clear: the budget of
+    /// each new video.
+    #[schema(required = true, minimum = 1)]
+    budget_per_video: Option<i64>,
+}
+
+/// Body naming one tracked creator (`POST /blogger/delete`,
+/// `/blogger/delete-with-videos`, `/blogger/fetch-initial-videos`).
+#[derive(Debug, ToSchema)]
+#[allow(dead_code, reason = "documents the body that the handler validates")]
+pub struct TrackingIdRequest {
+    /// Required UUID: the organization's tracking of the creator.
+    tracking_id: Uuid,
+}
+
 fn unknown() -> ApiError {
     ApiError::not_found("No such tracked blogger")
 }
@@ -167,7 +211,7 @@ async fn list(
 #[utoipa::path(
     post, path = "/blogger/toggle", tag = "dashboard",
     params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
-    request_body(content = Object, description = "`{\"tracking_id\": \"<uuid>\", \"is_active\": false}`"),
+    request_body(content = ToggleBloggerRequest, description = "`{\"tracking_id\": \"<uuid>\", \"is_active\": false}`"),
     responses(
         (status = 200, description = "Done", body = Envelope<Message>),
         (status = 400, description = "VALIDATION_ERROR with `field`"),
@@ -210,7 +254,7 @@ async fn toggle(
 #[utoipa::path(
     post, path = "/blogger/set-campaign", tag = "dashboard",
     params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
-    request_body(content = Object, description = "`{\"tracking_id\": \"<uuid>\", \"campaign\": \"Summer\"}`"),
+    request_body(content = SetCampaignRequest, description = "`{\"tracking_id\": \"<uuid>\", \"campaign\": \"Summer\"}`"),
     responses(
         (status = 200, description = "Done", body = Envelope<Message>),
         (status = 400, description = "VALIDATION_ERROR with `field`"),
@@ -252,7 +296,7 @@ async fn set_campaign(
 #[utoipa::path(
     post, path = "/blogger/set-budget-per-video", tag = "dashboard",
     params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
-    request_body(content = Object, description = "`{\"tracking_id\": \"<uuid>\", \"budget_per_video\": 500}`"),
+    request_body(content = SetBudgetRequest, description = "`{\"tracking_id\": \"<uuid>\", \"budget_per_video\": 500}`"),
     responses(
         (status = 200, description = "Done", body = Envelope<Message>),
         (status = 400, description = "VALIDATION_ERROR with `field`"),
@@ -299,7 +343,7 @@ async fn set_budget(
 #[utoipa::path(
     post, path = "/blogger/delete", tag = "dashboard",
     params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
-    request_body(content = Object, description = "`{\"tracking_id\": \"<uuid>\"}`"),
+    request_body(content = TrackingIdRequest, description = "`{\"tracking_id\": \"<uuid>\"}`"),
     responses(
         (status = 200, description = "Deleted", body = Envelope<Message>),
         (status = 400, description = "VALIDATION_ERROR with `field`"),
@@ -326,7 +370,7 @@ async fn delete(
 #[utoipa::path(
     post, path = "/blogger/delete-with-videos", tag = "dashboard",
     params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
-    request_body(content = Object, description = "`{\"tracking_id\": \"<uuid>\"}`"),
+    request_body(content = TrackingIdRequest, description = "`{\"tracking_id\": \"<uuid>\"}`"),
     responses(
         (status = 200, description = "Deleted", body = Envelope<DeletedWithVideos>),
         (status = 400, description = "VALIDATION_ERROR with `field`"),
@@ -363,7 +407,7 @@ async fn delete_with_videos(
 #[utoipa::path(
     post, path = "/blogger/fetch-initial-videos", tag = "dashboard",
     params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
-    request_body(content = Object, description = "`{\"tracking_id\": \"<uuid>\"}`"),
+    request_body(content = TrackingIdRequest, description = "`{\"tracking_id\": \"<uuid>\"}`"),
     responses(
         (status = 202, description = "Queued", body = Envelope<Refetch>),
         (status = 400, description = "VALIDATION_ERROR: bad `tracking_id`, or the blogger is paused"),

@@ -62,6 +62,31 @@ impl From<CreatorGroup> for CreatorProfileView {
     }
 }
 
+/// Body of `POST /blogger/merge`.
+#[derive(Debug, ToSchema)]
+#[allow(dead_code, reason = "documents the body that the handler validates")]
+pub struct MergeRequest {
+    /// Required array of 1 to 50 ids of tracked bloggers (`blogger_id` of
+    /// `GET /blogger/list`); repeats are dropped.
+    #[schema(min_items = 1, max_items = 50)]
+    blogger_ids: Vec<Uuid>,
+    /// Optional string or `null` (the default: the first blogger's channel
+    /// name): the profile's name; trimmed, 1 to 100 characters.
+    #[schema(min_length = 1, max_length = 100)]
+    name: Option<String>,
+}
+
+/// Body of `POST /blogger/add-to-creator`.
+#[derive(Debug, ToSchema)]
+#[allow(dead_code, reason = "documents the body that the handler validates")]
+pub struct AddToCreatorRequest {
+    /// Required UUID: the creator profile (`creator_id`).
+    creator_id: Uuid,
+    /// Required UUID: the tracked blogger to add (`blogger_id` of `GET
+    /// /blogger/list`).
+    blogger_id: Uuid,
+}
+
 fn answer(grouped: Grouped) -> Result<CreatorProfileView, ApiError> {
     match grouped {
         Grouped::Done(group) => Ok(group.into()),
@@ -80,7 +105,7 @@ fn answer(grouped: Grouped) -> Result<CreatorProfileView, ApiError> {
 #[utoipa::path(
     post, path = "/blogger/merge", tag = "dashboard",
     params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
-    request_body(content = Object, description = "`{\"blogger_ids\": [\"<uuid>\", \"<uuid>\"], \"name\": \"Ana\"}`: 1 to 50 bloggers; `name` (1 to 100 characters) defaults to the first blogger's channel name"),
+    request_body(content = MergeRequest, description = "`{\"blogger_ids\": [\"<uuid>\", \"<uuid>\"], \"name\": \"Ana\"}`: `name` defaults to the first blogger's channel name"),
     responses(
         (status = 201, description = "Created", body = Envelope<CreatorProfileView>),
         (status = 400, description = "VALIDATION_ERROR with `field`"),
@@ -128,7 +153,7 @@ async fn merge(
 #[utoipa::path(
     post, path = "/blogger/add-to-creator", tag = "dashboard",
     params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
-    request_body(content = Object, description = "`{\"creator_id\": \"<uuid>\", \"blogger_id\": \"<uuid>\"}`"),
+    request_body(content = AddToCreatorRequest, description = "`{\"creator_id\": \"<uuid>\", \"blogger_id\": \"<uuid>\"}`"),
     responses(
         (status = 200, description = "Done", body = Envelope<CreatorProfileView>),
         (status = 400, description = "VALIDATION_ERROR with `field`"),

@@ -84,6 +84,49 @@ pub struct Accepted {
     pub message: Option<String>,
 }
 
+/// A role an invitation may offer (not `owner`).
+#[derive(Debug, ToSchema)]
+#[schema(rename_all = "lowercase")]
+#[allow(dead_code, reason = "documents the body that the handler validates")]
+pub enum InvitableRole {
+    /// Reads.
+    Viewer,
+    /// Reads and manages creators and videos.
+    Editor,
+    /// Also manages the team, the settings and the API keys.
+    Admin,
+}
+
+/// One address to invite.
+#[derive(Debug, ToSchema)]
+#[allow(dead_code, reason = "documents the body that the handler validates")]
+pub struct InviteEntry {
+    /// Required string: an e-mail address (trimmed): one `@` with text on
+    /// both sides, a dot inside the domain, no whitespace, at most 254
+    /// bytes; distinct (ignoring ASCII case) within the request.
+    #[schema(min_length = 5, max_length = 254)]
+    email: String,
+    /// Required: `viewer`, `editor` or `admin` (lower case).
+    role: InvitableRole,
+}
+
+/// Body of `POST /organizations/team/invite`.
+#[derive(Debug, ToSchema)]
+#[allow(dead_code, reason = "documents the body that the handler validates")]
+pub struct InviteRequest {
+    /// Required array of 1 to 3 invitations, with distinct addresses.
+    #[schema(min_items = 1, max_items = 3)]
+    invites: Vec<InviteEntry>,
+}
+
+/// Body of `POST /organizations/team/invite/accept` and `/decline`.
+#[derive(Debug, ToSchema)]
+#[allow(dead_code, reason = "documents the body that the handler validates")]
+pub struct InviteIdRequest {
+    /// Required UUID: the invitation (from its e-mail).
+    invite_id: Uuid,
+}
+
 /// The `invites` of a request: 1 to 3 `{email, role}` with distinct addresses.
 fn invites_of(body: &Value) -> Result<Vec<(String, Role)>, ApiError> {
     let Some(obj) = body.as_object() else {
@@ -144,7 +187,7 @@ fn invites_of(body: &Value) -> Result<Vec<(String, Role)>, ApiError> {
 #[utoipa::path(
     post, path = "/organizations/team/invite", tag = "dashboard",
     params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
-    request_body(content = Object, description = "`{\"invites\": [{\"email\": \"a@b.co\", \"role\": \"editor\"}]}`"),
+    request_body(content = InviteRequest, description = "`{\"invites\": [{\"email\": \"a@b.co\", \"role\": \"editor\"}]}`"),
     responses(
         (status = 200, description = "Sent and failed addresses", body = Envelope<InviteData>),
         (status = 400, description = "VALIDATION_ERROR with `field`"),
@@ -259,7 +302,7 @@ fn not_pending() -> ApiError {
 /// Accepts an invitation for the caller's address (no organization header).
 #[utoipa::path(
     post, path = "/organizations/team/invite/accept", tag = "dashboard",
-    request_body(content = Object, description = "`{\"invite_id\": \"<uuid>\"}`"),
+    request_body(content = InviteIdRequest, description = "`{\"invite_id\": \"<uuid>\"}`"),
     responses(
         (status = 200, description = "Joined, or a member already (with `message`)", body = Envelope<Accepted>),
         (status = 400, description = "VALIDATION_ERROR"),
@@ -306,7 +349,7 @@ async fn accept(
 /// Declines an invitation for the caller's address (no organization header).
 #[utoipa::path(
     post, path = "/organizations/team/invite/decline", tag = "dashboard",
-    request_body(content = Object, description = "`{\"invite_id\": \"<uuid>\"}`"),
+    request_body(content = InviteIdRequest, description = "`{\"invite_id\": \"<uuid>\"}`"),
     responses(
         (status = 200, description = "Declined", body = Envelope<Message>),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS: the invitation is for another address"),

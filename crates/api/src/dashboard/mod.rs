@@ -34,3 +34,127 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(creator_profiles::router())
         .merge(api_keys::router())
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+    use vidpulse_domain::patch::CAMPAIGN_MAX_CHARS;
+
+    use crate::v1::bloggers::{DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS};
+
+    /// The dashboard routes' OpenAPI document, as JSON.
+    fn doc() -> Value {
+        let (_, doc) = super::router().split_for_parts();
+        serde_json::to_value(doc).unwrap()
+    }
+
+    #[test]
+    fn json_request_bodies_are_registered_schemas() {
+        let doc = doc();
+        let schemas = doc["components"]["schemas"].as_object().unwrap();
+        let mut bodies = 0;
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                let Some(content) = op["requestBody"]["content"].as_object() else {
+                    continue;
+                };
+                for (mime, media) in content {
+                    if mime == "multipart/form-data" {
+                        continue;
+                    }
+                    let name = media["schema"]["$ref"]
+                        .as_str()
+                        .and_then(|r| r.strip_prefix("#/components/schemas/"))
+                        .unwrap_or_else(|| panic!("{method} {path}: untyped {mime} body"));
+                    assert!(
+                        schemas.contains_key(name),
+                        "{method} {path}: schema {name} is not registered"
+                    );
+                    bodies += 1;
+                }
+            }
+        }
+        assert_eq!(bodies, 19, "JSON request bodies of the dashboard API");
+        for name in ["InviteEntry", "InvitableRole"] {
+            assert!(schemas.contains_key(name), "{name} is not registered");
+        }
+    }
+
+    #[test]
+    fn request_schemas_state_the_handlers_bounds() {
+        let doc = doc();
+        let schemas = &doc["components"]["schemas"];
+        let field = |schema: &str, name: &str| schemas[schema]["properties"][name].clone();
+        for schema in ["AddBloggerRequest", "AddFromTrackingRequest"] {
+            let initial = field(schema, "initial_videos_count");
+            assert_eq!(initial["maximum"], json!(MAX_INITIAL_VIDEOS), "{schema}");
+            assert_eq!(
+                initial["default"],
+                json!(DEFAULT_INITIAL_VIDEOS),
+                "{schema}"
+            );
+            assert_eq!(
+                field(schema, "daily_videos_count")["maximum"],
+                json!(super::blogger_add::MAX_DAILY_VIDEOS),
+                "{schema}"
+            );
+            assert_eq!(
+                field(schema, "campaign")["maxLength"],
+                json!(CAMPAIGN_MAX_CHARS),
+                "{schema}"
+            );
+            assert_eq!(
+                field(schema, "tag_ids")["maxItems"],
+                json!(super::blogger_add::MAX_TAGS),
+                "{schema}"
+            );
+        }
+        assert_eq!(
+            schemas["AddBloggerRequest"]["required"],
+            json!(["username", "platform"])
+        );
+        assert_eq!(
+            schemas["AddFromTrackingRequest"]["required"],
+            json!(["blogger_id"])
+        );
+        assert_eq!(
+            field("SetCampaignRequest", "campaign")["maxLength"],
+            json!(CAMPAIGN_MAX_CHARS)
+        );
+        assert_eq!(
+            schemas["SetCampaignRequest"]["required"],
+            json!(["tracking_id", "campaign"])
+        );
+        assert_eq!(
+            schemas["SetBudgetRequest"]["required"],
+            json!(["tracking_id", "budget_per_video"])
+        );
+        assert_eq!(
+            field("SetTagsRequest", "tag_ids")["maxItems"],
+            json!(super::blogger_add::MAX_TAGS)
+        );
+        assert_eq!(
+            field("CreateTagRequest", "name")["maxLength"],
+            json!(super::tags::TAG_NAME_MAX_CHARS)
+        );
+        for schema in ["RegisterRequest", "CreateKeyRequest"] {
+            assert_eq!(
+                field(schema, "name")["maxLength"],
+                json!(super::organizations::MAX_NAME_CHARS),
+                "{schema}"
+            );
+        }
+        assert_eq!(
+            field("MergeRequest", "blogger_ids")["maxItems"],
+            json!(super::creator_profiles::MAX_MERGE)
+        );
+        assert_eq!(
+            field("MergeRequest", "name")["maxLength"],
+            json!(super::creator_profiles::PROFILE_NAME_MAX_CHARS)
+        );
+        assert_eq!(
+            field("InviteRequest", "invites")["maxItems"],
+            json!(super::invitations::MAX_INVITES)
+        );
+    }
+}

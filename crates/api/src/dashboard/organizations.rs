@@ -46,6 +46,20 @@ pub struct OrganizationItem {
     pub role: String,
 }
 
+/// Body of `POST /organizations/register`.
+#[derive(Debug, ToSchema)]
+#[allow(dead_code, reason = "documents the body that the handler validates")]
+pub struct RegisterRequest {
+    /// Required string: the organization's name; trimmed, 1 to 200
+    /// characters, no control characters.
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = "^[^\\u0000-\\u001F\\u007F-\\u009F]*$"
+    )]
+    name: String,
+}
+
 /// The `name` of a register body: a string of 1 to 200 characters once trimmed.
 fn name_of(body: &Value) -> Result<String, ApiError> {
     let Some(obj) = body.as_object() else {
@@ -81,7 +95,7 @@ fn name_of(body: &Value) -> Result<String, ApiError> {
 /// Creates an organization on the free plan; the caller becomes its admin.
 #[utoipa::path(
     post, path = "/organizations/register", tag = "dashboard",
-    request_body(content = Object, description = "`{\"name\": \"Acme\"}`"),
+    request_body(content = RegisterRequest, description = "`{\"name\": \"Acme\"}`"),
     responses(
         (status = 201, description = "Created", body = Envelope<Registered>),
         (status = 400, description = "VALIDATION_ERROR with `field`"),

@@ -45,6 +45,21 @@ pub struct Language {
     pub language: String,
 }
 
+/// Body of `PUT /organizations/user/language`.
+#[derive(Debug, ToSchema)]
+#[allow(dead_code, reason = "documents the body that the handler validates")]
+pub struct SetLanguageRequest {
+    /// Required string: a language tag such as `en` or `pt-BR` (trimmed): 2
+    /// or 3 ASCII letters, then `-`-separated subtags of 1 to 8 ASCII letters
+    /// or digits; at most 35 characters.
+    #[schema(
+        min_length = 2,
+        max_length = 35,
+        pattern = "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$"
+    )]
+    language: String,
+}
+
 /// Whether `tag` is a plausible language tag: 2–3 letters, then
 /// `-`-separated subtags of 1–8 letters or digits, 35 characters at most.
 pub fn is_language_tag(tag: &str) -> bool {
@@ -110,7 +125,7 @@ async fn language(ctx: RequestContext, auth: UserAuth) -> Json<Envelope<Language
 /// Sets the caller's interface language.
 #[utoipa::path(
     put, path = "/organizations/user/language", tag = "dashboard",
-    request_body(content = Object, description = "`{\"language\": \"pt-BR\"}`"),
+    request_body(content = SetLanguageRequest, description = "`{\"language\": \"pt-BR\"}`"),
     responses(
         (status = 200, description = "The new language", body = Envelope<Language>),
         (status = 400, description = "VALIDATION_ERROR with `field`"),

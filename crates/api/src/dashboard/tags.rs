@@ -65,6 +65,28 @@ pub struct BloggerTags {
     pub tags: Vec<TagView>,
 }
 
+/// Body of `POST /tags`.
+#[derive(Debug, ToSchema)]
+#[allow(dead_code, reason = "documents the body that the handler validates")]
+pub struct CreateTagRequest {
+    /// Required string: the tag's name; trimmed, 1 to 80 characters.
+    #[schema(min_length = 1, max_length = 80)]
+    name: String,
+}
+
+/// Body of `POST /blogger/set-tags`.
+#[derive(Debug, ToSchema)]
+#[allow(dead_code, reason = "documents the body that the handler validates")]
+pub struct SetTagsRequest {
+    /// Required UUID: the organization's tracking of the creator.
+    tracking_id: Uuid,
+    /// Required array of 0 to 50 ids of the organization's tags (`GET
+    /// /tags`): the blogger's tags from now on (`[]` clears them); repeats
+    /// are dropped.
+    #[schema(max_items = 50)]
+    tag_ids: Vec<Uuid>,
+}
+
 /// The organization's tags, by name. Any member.
 #[utoipa::path(
     get, path = "/tags", tag = "dashboard",
@@ -89,7 +111,7 @@ async fn list(
 #[utoipa::path(
     post, path = "/tags", tag = "dashboard",
     params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
-    request_body(content = Object, description = "`{\"name\": \"Fitness\"}`: 1 to 80 characters"),
+    request_body(content = CreateTagRequest, description = "`{\"name\": \"Fitness\"}`"),
     responses(
         (status = 201, description = "Created", body = Envelope<TagView>),
         (status = 200, description = "A tag of that name exists", body = Envelope<TagView>),
@@ -133,7 +155,7 @@ async fn create(
 #[utoipa::path(
     post, path = "/blogger/set-tags", tag = "dashboard",
     params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
-    request_body(content = Object, description = "`{\"tracking_id\": \"<uuid>\", \"tag_ids\": [\"<uuid>\"]}`: up to 50 ids of the organization's tags"),
+    request_body(content = SetTagsRequest, description = "`{\"tracking_id\": \"<uuid>\", \"tag_ids\": [\"<uuid>\"]}`: up to 50 ids of the organization's tags"),
     responses(
         (status = 200, description = "Done", body = Envelope<BloggerTags>),
         (status = 400, description = "VALIDATION_ERROR with `field` (unknown tags: `unknown_tag_ids`)"),

@@ -44,6 +44,15 @@ pub struct Message {
     pub message: String,
 }
 
+/// Body of `POST /organizations/team/members/remove`.
+#[derive(Debug, ToSchema)]
+#[allow(dead_code, reason = "documents the body that the handler validates")]
+pub struct RemoveMemberRequest {
+    /// Required UUID: the member's user id (`id` of the members list); not
+    /// the caller's own.
+    user_id: Uuid,
+}
+
 /// A UUID field of a JSON object body.
 pub fn uuid_field(body: &Value, field: &str) -> Result<Uuid, ApiError> {
     let Some(obj) = body.as_object() else {
@@ -134,7 +143,7 @@ async fn members(
 #[utoipa::path(
     post, path = "/organizations/team/members/remove", tag = "dashboard",
     params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
-    request_body(content = Object, description = "`{\"user_id\": \"<uuid>\"}`"),
+    request_body(content = RemoveMemberRequest, description = "`{\"user_id\": \"<uuid>\"}`"),
     responses(
         (status = 200, description = "Removed", body = Envelope<Message>),
         (status = 400, description = "VALIDATION_ERROR: bad `user_id`, or yourself"),
