@@ -14,6 +14,9 @@ store and pool, nothing else). wrk (Debian package `wrk`) then drives, for
 
   ceiling      GET /row/{id}                      (random tracked video)
   by-id        GET /v1/videos/by-id/{id}          (random tracked video)
+  sized ceiling GET /row/{id}?pad=N               (the ceiling answering as many bytes
+                                                   as by-id did on average: its
+                                                   history makes a record ~46 KB)
   stats        GET /v1/videos/stats?limit=20
   totals       GET /v1/analytics/metrics/totals   (30-day window, group_by platform)
   track        POST /v1/videos/track              (one new URL per request, 200 API keys
@@ -80,7 +83,7 @@ def rss_kib(pid):
 LATENCY = re.compile(r"^\s+(50|90|99)%\s+([\d.]+)(us|ms|s)\s*$", re.M)
 RPS = re.compile(r"Requests/sec:\s+([\d.]+)")
 NON2XX = re.compile(r"Non-2xx or 3xx responses:\s+(\d+)")
-TOTAL = re.compile(r"(\d+) requests in")
+TOTAL = re.compile(r"(\d+) requests in [\d.]+\w+, ([\d.]+)([KMG]?B) read")
 
 
 def to_ms(value, unit):
@@ -95,6 +98,8 @@ def wrk(args, url, script, env):
     return {
         "rps": float(RPS.search(text).group(1)),
         "requests": int(TOTAL.search(text).group(1)),
+        "bytes": float(TOTAL.search(text).group(2))
+        * {"B": 1, "KB": 1024, "MB": 1024 ** 2, "GB": 1024 ** 3}[TOTAL.search(text).group(3)],
         "p50": lat.get("50"), "p90": lat.get("90"), "p99": lat.get("99"),
         "non2xx": int(non2xx.group(1)) if non2xx else 0,
     }
@@ -110,8 +115,9 @@ math.randomseed(os.time())
 
 SCRIPTS = {
     "ceiling": LUA_COMMON + r"""
+local pad = os.getenv("LT_PAD") or "0"
 request = function()
-  return wrk.format("GET", "/row/" .. ids[math.random(#ids)])
+  return wrk.format("GET", "/row/" .. ids[math.random(#ids)] .. "?pad=" .. pad)
 end
 """,
     "by-id": LUA_COMMON + r"""
@@ -218,23 +224,32 @@ def main():
 
         wrk_env = dict(os.environ, LT_IDS=ids_file, LT_KEYS=keys_file)
         results = {}
-        for name in ["ceiling", "by-id", "stats", "totals", "track"]:
-            script = os.path.join(work, f"{name}.lua")
+        for name in ["ceiling", "by-id", "sized ceiling", "stats", "totals", "track"]:
+            kind = "ceiling" if name == "sized ceiling" else name
+            script = os.path.join(work, f"{kind}.lua")
             with open(script, "w") as f:
-                f.write(SCRIPTS[name])
-            base = "http://127.0.0.1:18090" if name == "ceiling" else "http://127.0.0.1:18080"
-            results[name] = wrk(args, base, script, wrk_env)
+                f.write(SCRIPTS[kind])
+            base = "http://127.0.0.1:18090" if kind == "ceiling" else "http://127.0.0.1:18080"
+            env = wrk_env
+            if name == "sized ceiling":
+                # The ceiling answering as many bytes as by-id did, on average.
+                size = lambda r: r["bytes"] / max(r["requests"], 1)
+                pad = max(int(size(results["by-id"]) - size(results["ceiling"])), 0)
+                env = dict(wrk_env, LT_PAD=str(pad))
+            results[name] = wrk(args, base, script, env)
         _, peak_rss = rss_kib(server.pid)
 
         ceiling_rps = results["ceiling"]["rps"]
         print(f"\n{args.backend}, {args.videos} tracked videos, wrk -t{args.threads} -c{args.connections} "
               f"-d{args.duration}s, {os.cpu_count()} cores\n")
-        print("| endpoint | req/s | % of ceiling | p50 ms | p90 ms | p99 ms | non-2xx |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
+        print("| endpoint | req/s | % of ceiling | p50 ms | p90 ms | p99 ms | non-2xx | bytes/answer |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
         for name, r in results.items():
             share = 100.0 * r["rps"] / ceiling_rps if ceiling_rps else 0.0
             print(f"| {name} | {r['rps']:.0f} | {share:.0f}% | {r['p50']:.2f} | {r['p90']:.2f} | "
-                  f"{r['p99']:.2f} | {r['non2xx']} of {r['requests']} |")
+                  f"{r['p99']:.2f} | {r['non2xx']} of {r['requests']} | {r['bytes'] / max(r['requests'], 1):.0f} |")
+        sized = results["sized ceiling"]["rps"]
+        print(f"\nby-id is {100.0 * results['by-id']['rps'] / sized:.0f}% of the ceiling answering as many bytes")
         print(f"\nServer memory (RSS): {idle_rss / 1024:.0f} MiB idle, {peak_rss / 1024:.0f} MiB peak under load")
     finally:
         for proc in procs:

@@ -135,8 +135,10 @@ pub(crate) struct VideoRow {
     pub history_json: Option<String>,
 }
 
-type HistoryTuple = (
-    String,
+/// One reading as the history's JSON array carries it (the time borrowed
+/// from the text: it never holds an escape).
+type HistoryTuple<'a> = (
+    &'a str,
     Option<i64>,
     Option<i64>,
     Option<i64>,
@@ -173,7 +175,7 @@ impl VideoRow {
         let mut history = tuples
             .into_iter()
             .map(|(at, views, likes, comments, reposts, saves)| {
-                let captured_at = DateTime::parse_from_rfc3339(&at)
+                let captured_at = DateTime::parse_from_rfc3339(at)
                     .map_err(|e| corrupt(format!("observation time `{at}`: {e}")))?
                     .with_timezone(&Utc);
                 Ok(Observation {

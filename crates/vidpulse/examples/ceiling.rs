@@ -6,15 +6,20 @@
 //! ```sh
 //! DATABASE_URL=sqlite://… cargo run --release -p vidpulse --example ceiling -- 127.0.0.1:8090
 //! curl 127.0.0.1:8090/row/<tracked video id>
+//! curl 127.0.0.1:8090/row/<tracked video id>?pad=46000
 //! ```
+//!
+//! `pad=N` adds N bytes to the answer (a string of `x`), at no other cost:
+//! the ceiling of an endpoint whose answers are that large.
 #![allow(clippy::print_stderr)]
 
 use std::sync::Arc;
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 use vidpulse_store::{Store, StoreConfig};
 
@@ -22,14 +27,43 @@ use vidpulse_store::{Store, StoreConfig};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// The most padding an answer carries.
+const MAX_PAD: usize = 1 << 20;
+
+/// What the route answers: the row's id, and the padding asked for.
+#[derive(Serialize)]
+struct Answer {
+    id: Option<Uuid>,
+    pad: &'static str,
+}
+
+/// `?pad=N`.
+#[derive(Deserialize)]
+struct Padding {
+    #[serde(default)]
+    pad: usize,
+}
+
 async fn row(
     State(store): State<Arc<dyn Store>>,
     Path(id): Path<Uuid>,
-) -> (StatusCode, Json<Option<Uuid>>) {
+    Query(Padding { pad }): Query<Padding>,
+) -> (StatusCode, Json<Answer>) {
+    static PAD: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| "x".repeat(MAX_PAD));
+    let pad = &PAD[..pad.min(MAX_PAD)];
     match store.probe_row(id).await {
-        Ok(Some(found)) => (StatusCode::OK, Json(Some(found))),
-        Ok(None) => (StatusCode::NOT_FOUND, Json(None)),
-        Err(_) => (StatusCode::SERVICE_UNAVAILABLE, Json(None)),
+        Ok(Some(found)) => (
+            StatusCode::OK,
+            Json(Answer {
+                id: Some(found),
+                pad,
+            }),
+        ),
+        Ok(None) => (StatusCode::NOT_FOUND, Json(Answer { id: None, pad })),
+        Err(_) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            Json(Answer { id: None, pad: "" }),
+        ),
     }
 }
 

@@ -1,8 +1,6 @@
 //! Video tracking and statistics (spec: public-api-v1.md, "POST /v1/videos/track",
 //! "GET /v1/videos/stats", the two video reads and the PATCH).
 
-use std::collections::BTreeMap;
-
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -27,6 +25,7 @@ use crate::error::{ApiError, ErrorCode, ErrorForm};
 use crate::extract::{JsonBody, PathParam, QueryParams};
 use crate::middleware::{RequestContext, flat_errors};
 use crate::state::AppState;
+use crate::v1::stats_map::StatsMap;
 
 /// Most URLs in one track request.
 pub const MAX_URLS: usize = 50;
@@ -284,8 +283,8 @@ pub struct VideoView {
     /// When the video was published.
     pub published_at: Option<String>,
     /// Metric name → (`YYYY-MM-DD HH:MM:SS.ffffff+00` → value), over the tracking window.
-    #[schema(value_type = Object)]
-    pub stats: BTreeMap<&'static str, BTreeMap<String, i64>>,
+    #[schema(value_type = BTreeMap<String, BTreeMap<String, i64>>)]
+    pub stats: StatsMap,
     /// Latest views.
     pub views: Option<i64>,
     /// Latest likes.
@@ -339,25 +338,7 @@ fn state_name(s: VideoState) -> &'static str {
 
 impl From<VideoRecord> for VideoView {
     fn from(r: VideoRecord) -> Self {
-        let mut stats: BTreeMap<&'static str, BTreeMap<String, i64>> = BTreeMap::new();
-        for name in ["views", "likes", "comments", "reposts", "saves"] {
-            stats.insert(name, BTreeMap::new());
-        }
-        for o in &r.history {
-            let at = o.captured_at.format("%Y-%m-%d %H:%M:%S%.6f+00").to_string();
-            let c = o.counters;
-            for (name, value) in [
-                ("views", c.views),
-                ("likes", c.likes),
-                ("comments", c.comments),
-                ("reposts", c.reposts),
-                ("saves", c.saves),
-            ] {
-                if let (Some(v), Some(series)) = (value, stats.get_mut(name)) {
-                    series.insert(at.clone(), v);
-                }
-            }
-        }
+        let stats = StatsMap::new(&r.history);
         VideoView {
             video_id: r.video_id.0,
             external_video_id: r.external_id,

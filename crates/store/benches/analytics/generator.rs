@@ -3,10 +3,10 @@
 //! before `now`, each read at the default refresh schedule (every 15 minutes
 //! on the first day, hourly to day 7, every 6 hours after) until `now`.
 //!
-//! Analytics reads only `daily_closes` (the first and last reading of each
-//! video on each UTC day, which the store keeps on every write), so the
-//! generator simulates every scheduled reading and writes the closes they
-//! produce; the raw readings themselves (about 330 per video) are not stored.
+//! The generator simulates every scheduled reading (up to about 330 per
+//! video): they are written as the video's observations (its history, which
+//! video reads return), with the daily closes they produce (the first and
+//! last reading of each UTC day, which analytics reads).
 //!
 //! Videos come from `n / 50` creators, each on one platform; 70% of videos
 //! carry one of 20 campaigns.
@@ -34,6 +34,8 @@ pub struct Video {
     pub published_at: DateTime<Utc>,
     /// Tracking start.
     pub started_at: DateTime<Utc>,
+    /// Every reading, oldest first.
+    pub readings: Vec<Reading>,
     /// The closes, by day ascending.
     pub closes: Vec<Close>,
 }
@@ -127,11 +129,13 @@ pub fn video(i: usize, n: usize, now: DateTime<Utc>) -> Video {
         }
     };
 
+    let mut readings: Vec<Reading> = Vec::new();
     let mut closes: Vec<Close> = Vec::new();
     let mut at = started_at;
     let ends = started_at + schedule.window;
     while at <= now && at < ends {
         let r = read(at);
+        readings.push(r);
         match closes.last_mut() {
             Some(c) if c.day == at.date_naive() => c.last = r,
             _ => closes.push(Close {
@@ -153,6 +157,7 @@ pub fn video(i: usize, n: usize, now: DateTime<Utc>) -> Video {
         campaign,
         published_at,
         started_at,
+        readings,
         closes,
     }
 }

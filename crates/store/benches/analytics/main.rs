@@ -59,7 +59,7 @@ fn dataset_now() -> DateTime<Utc> {
 }
 
 /// Marks a complete dataset (bump when the generator changes).
-const DATASET_VERSION: &str = "analytics-v2";
+const DATASET_VERSION: &str = "analytics-v3";
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -192,6 +192,7 @@ async fn generate(store: &std::sync::Arc<dyn Store>, url: &str, n: usize) -> any
         .await?
         .id;
     let mut closes = 0usize;
+    let mut readings = 0usize;
     if url.starts_with("sqlite:") {
         let pool = SqlitePool::connect(url).await?;
         for start in (0..n).step_by(BATCH) {
@@ -199,6 +200,7 @@ async fn generate(store: &std::sync::Arc<dyn Store>, url: &str, n: usize) -> any
                 .map(|i| generator::video(i, n, now))
                 .collect();
             closes += videos.iter().map(|v| v.closes.len()).sum::<usize>();
+            readings += videos.iter().map(|v| v.readings.len()).sum::<usize>();
             let mut tx = pool.begin().await?;
             write_sqlite(&mut tx, org, &videos, now).await?;
             tx.commit().await?;
@@ -211,6 +213,7 @@ async fn generate(store: &std::sync::Arc<dyn Store>, url: &str, n: usize) -> any
                 .map(|i| generator::video(i, n, now))
                 .collect();
             closes += videos.iter().map(|v| v.closes.len()).sum::<usize>();
+            readings += videos.iter().map(|v| v.readings.len()).sum::<usize>();
             let mut tx = pool.begin().await?;
             write_postgres(&mut tx, org, &videos, now).await?;
             tx.commit().await?;
@@ -222,7 +225,7 @@ async fn generate(store: &std::sync::Arc<dyn Store>, url: &str, n: usize) -> any
         pool.close().await;
     }
     println!(
-        "generated {n} videos, {closes} daily closes in {:.1} s",
+        "generated {n} videos, {readings} observations, {closes} daily closes in {:.1} s",
         started.elapsed().as_secs_f64()
     );
     // The closes were written directly: link them and fill the rollup.
@@ -258,7 +261,7 @@ fn tracked_id(v: &Video) -> Uuid {
     Uuid::from_u64_pair(0x7669_6470_756c_7365, v.id as u64)
 }
 
-/// Writes one batch of videos: catalog rows, trackings and closes.
+/// Writes one batch of videos: catalog rows, trackings, observations and closes.
 macro_rules! write_batch {
     ($tx:expr, $org:expr, $videos:expr, $now:expr, $catalog_insert:expr) => {{
         let window = Duration::days(30);
@@ -304,6 +307,27 @@ macro_rules! write_batch {
             .iter()
             .flat_map(|v| v.closes.iter().map(move |c| (v.id, c)))
             .collect();
+        let readings: Vec<(i64, &generator::Reading)> = $videos
+            .iter()
+            .flat_map(|v| v.readings.iter().map(move |r| (v.id, r)))
+            .collect();
+        for chunk in readings.chunks(CHUNK) {
+            let mut q = QueryBuilder::new(
+                "INSERT INTO observations (platform_video_id, captured_at, views, likes, comments, \
+                 reposts, saves, source) ",
+            );
+            q.push_values(chunk, |mut b, (id, r)| {
+                b.push_bind(*id)
+                    .push_bind(r.at)
+                    .push_bind(r.views)
+                    .push_bind(r.likes)
+                    .push_bind(r.comments)
+                    .push_bind(r.reposts)
+                    .push_bind(r.saves)
+                    .push_bind("simulated");
+            });
+            q.build().execute(&mut **$tx).await?;
+        }
         for chunk in closes.chunks(CHUNK) {
             let mut q = QueryBuilder::new(
                 "INSERT INTO daily_closes (platform_video_id, day, first_at, first_views, first_likes, \
