@@ -69,15 +69,22 @@ def wait_http(url, timeout=60):
 
 
 def rss_kib(pid):
-    """(current, peak) resident memory of a process, in KiB."""
-    cur = peak = 0
+    """(current, peak, anonymous) resident memory of a process, in KiB.
+
+    The resident set counts the database file's pages that SQLite maps
+    (shared with the kernel's page cache); `anonymous` is the process's own
+    memory (heap, stacks).
+    """
+    cur = peak = anon = 0
     with open(f"/proc/{pid}/status") as f:
         for line in f:
             if line.startswith("VmRSS:"):
                 cur = int(line.split()[1])
             elif line.startswith("VmHWM:"):
                 peak = int(line.split()[1])
-    return cur, peak
+            elif line.startswith("RssAnon:"):
+                anon = int(line.split()[1])
+    return cur, peak, anon
 
 
 LATENCY = re.compile(r"^\s+(50|90|99)%\s+([\d.]+)(us|ms|s)\s*$", re.M)
@@ -220,7 +227,7 @@ def main():
         procs.append(top)
         wait_http("http://127.0.0.1:18080/readyz")
         wait_http(f"http://127.0.0.1:18090/row/{ids[0]}")
-        idle_rss, _ = rss_kib(server.pid)
+        idle_rss, _, idle_anon = rss_kib(server.pid)
 
         wrk_env = dict(os.environ, LT_IDS=ids_file, LT_KEYS=keys_file)
         results = {}
@@ -237,7 +244,7 @@ def main():
                 pad = max(int(size(results["by-id"]) - size(results["ceiling"])), 0)
                 env = dict(wrk_env, LT_PAD=str(pad))
             results[name] = wrk(args, base, script, env)
-        _, peak_rss = rss_kib(server.pid)
+        _, peak_rss, after_anon = rss_kib(server.pid)
 
         ceiling_rps = results["ceiling"]["rps"]
         print(f"\n{args.backend}, {args.videos} tracked videos, wrk -t{args.threads} -c{args.connections} "
@@ -250,7 +257,8 @@ def main():
                   f"{r['p99']:.2f} | {r['non2xx']} of {r['requests']} | {r['bytes'] / max(r['requests'], 1):.0f} |")
         sized = results["sized ceiling"]["rps"]
         print(f"\nby-id is {100.0 * results['by-id']['rps'] / sized:.0f}% of the ceiling answering as many bytes")
-        print(f"\nServer memory (RSS): {idle_rss / 1024:.0f} MiB idle, {peak_rss / 1024:.0f} MiB peak under load")
+        print(f"\nServer memory (RSS): {idle_rss / 1024:.0f} MiB idle, {peak_rss / 1024:.0f} MiB peak under load; "
+              f"of it the process's own (RssAnon) {idle_anon / 1024:.0f} MiB idle, {after_anon / 1024:.0f} MiB after the load")
     finally:
         for proc in procs:
             proc.terminate()

@@ -2,7 +2,8 @@
 //!
 //! Both schemas decode into the same Rust types (UUIDs, `DateTime<Utc>`,
 //! `i64`, `f64`, text), so one `FromRow` struct serves SQLite and PostgreSQL;
-//! only the SQL differs.
+//! only the SQL differs. A video record's tags and history are the
+//! exception: JSON on SQLite, arrays on PostgreSQL (see [`VideoRow`]).
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
@@ -107,9 +108,9 @@ impl TryFrom<ApiKeyOwnerRow> for ApiKeyOwner {
     }
 }
 
-/// A tracked video with its catalog columns, its tags and its history as JSON
-/// arrays (`tags_json`: names; `history_json`: `[at, views, likes, comments,
-/// reposts, saves]` tuples), so one query reads a whole record.
+/// A tracked video with its catalog columns: the part of a record both
+/// backends read alike. Tags and history come beside it, in each backend's
+/// own form ([`VideoJsonRow`] on SQLite, [`VideoArrayRow`] on PostgreSQL).
 #[derive(Debug, sqlx::FromRow)]
 pub(crate) struct VideoRow {
     pub video_id: Uuid,
@@ -131,8 +132,33 @@ pub(crate) struct VideoRow {
     pub video_status: String,
     pub workflow_status: String,
     pub ecpm: Option<f64>,
+}
+
+/// A whole record on SQLite: tags and history as JSON arrays (`tags_json`:
+/// names; `history_json`: `[at, views, likes, comments, reposts, saves]`
+/// tuples), so one query reads it.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct VideoJsonRow {
+    #[sqlx(flatten)]
+    pub video: VideoRow,
     pub tags_json: Option<String>,
     pub history_json: Option<String>,
+}
+
+/// A whole record on PostgreSQL: tags and history as arrays, one per
+/// column of the readings, decoded from the binary protocol (no text to
+/// build or parse). Each is `NULL` when there is nothing.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct VideoArrayRow {
+    #[sqlx(flatten)]
+    pub video: VideoRow,
+    pub tags: Option<Vec<String>>,
+    pub history_at: Option<Vec<DateTime<Utc>>>,
+    pub history_views: Option<Vec<Option<i64>>>,
+    pub history_likes: Option<Vec<Option<i64>>>,
+    pub history_comments: Option<Vec<Option<i64>>>,
+    pub history_reposts: Option<Vec<Option<i64>>>,
+    pub history_saves: Option<Vec<Option<i64>>>,
 }
 
 /// One reading as the history's JSON array carries it (the time borrowed
@@ -161,18 +187,17 @@ pub(crate) fn video_state(
     }
 }
 
-impl VideoRow {
+impl VideoJsonRow {
     pub(crate) fn into_record(self, now: DateTime<Utc>) -> Result<VideoRecord, StoreError> {
-        let mut tags: Vec<String> = match self.tags_json.as_deref() {
+        let tags: Vec<String> = match self.tags_json.as_deref() {
             Some(json) => serde_json::from_str(json).map_err(corrupt)?,
             None => Vec::new(),
         };
-        tags.sort_by_key(|t| t.to_lowercase());
         let tuples: Vec<HistoryTuple> = match self.history_json.as_deref() {
             Some(json) => serde_json::from_str(json).map_err(corrupt)?,
             None => Vec::new(),
         };
-        let mut history = tuples
+        let history = tuples
             .into_iter()
             .map(|(at, views, likes, comments, reposts, saves)| {
                 let captured_at = DateTime::parse_from_rfc3339(at)
@@ -190,6 +215,57 @@ impl VideoRow {
                 })
             })
             .collect::<Result<Vec<_>, StoreError>>()?;
+        self.video.into_record(tags, history, now)
+    }
+}
+
+impl VideoArrayRow {
+    pub(crate) fn into_record(self, now: DateTime<Utc>) -> Result<VideoRecord, StoreError> {
+        let times = self.history_at.unwrap_or_default();
+        let column = |values: Option<Vec<Option<i64>>>| -> Result<Vec<Option<i64>>, StoreError> {
+            let values = values.unwrap_or_default();
+            if values.len() == times.len() {
+                Ok(values)
+            } else {
+                Err(corrupt("history columns of different lengths"))
+            }
+        };
+        let counters = column(self.history_views)?
+            .into_iter()
+            .zip(column(self.history_likes)?)
+            .zip(column(self.history_comments)?)
+            .zip(column(self.history_reposts)?)
+            .zip(column(self.history_saves)?)
+            .map(|((((views, likes), comments), reposts), saves)| Counters {
+                views,
+                likes,
+                comments,
+                reposts,
+                saves,
+            });
+        let history = times
+            .iter()
+            .zip(counters)
+            .map(|(&captured_at, counters)| Observation {
+                captured_at,
+                counters,
+            })
+            .collect();
+        self.video
+            .into_record(self.tags.unwrap_or_default(), history, now)
+    }
+}
+
+impl VideoRow {
+    /// The record, from these columns, the video's tag names and its
+    /// in-window readings (both in any order).
+    fn into_record(
+        self,
+        mut tags: Vec<String>,
+        mut history: Vec<Observation>,
+        now: DateTime<Utc>,
+    ) -> Result<VideoRecord, StoreError> {
+        tags.sort_by_key(|t| t.to_lowercase());
         history.sort_by_key(|o| o.captured_at);
         let last = history.last();
         Ok(VideoRecord {

@@ -13,27 +13,37 @@ use super::PgStore;
 use super::rollup;
 use crate::StoreError;
 use crate::rollup::{Scope, Shares};
-use crate::rows::{VideoRow, list_order, state_name};
+use crate::rows::{VideoArrayRow, list_order, state_name};
 use crate::videos::QuotaPolicy;
 use crate::videos::{
     ListQuery, Page, PatchOutcome, TagsResult, TrackBatch, TrackOutcome, TrackedVideo, VideoLookup,
     VideoRecord, VideoStore,
 };
 
-/// The columns of a [`VideoRow`]: a tracked video `tv` joined with its catalog
-/// row `pv`, its tags and its in-window history as JSON.
+/// The columns of a [`VideoArrayRow`]: a tracked video `tv` joined with its
+/// catalog row `pv`, its tags, and its in-window history `h` (joined by
+/// [`HISTORY_JOIN`]) as one array per column of the readings.
 const RECORD_COLUMNS: &str = "
     tv.id AS video_id, pv.platform, pv.external_id, pv.url, pv.title, pv.thumbnail_url,
     pv.author_username, pv.published_at, tv.created_at, tv.tracking_started_at,
     tv.tracking_ends_at, pv.gone_at IS NOT NULL AS gone, pv.failures, tv.notes, tv.budget,
     tv.campaign, tv.video_status, tv.workflow_status, tv.ecpm,
-    (SELECT json_agg(t.name)::text FROM video_tags vt JOIN tags t ON t.id = vt.tag_id
-      WHERE vt.tracked_video_id = tv.id) AS tags_json,
-    (SELECT json_agg(json_build_array(o.captured_at, o.views, o.likes, o.comments, o.reposts, o.saves))::text
-       FROM observations o
-      WHERE o.platform_video_id = pv.id
-        AND o.captured_at >= tv.tracking_started_at AND o.captured_at <= tv.tracking_ends_at
-    ) AS history_json";
+    (SELECT array_agg(t.name) FROM video_tags vt JOIN tags t ON t.id = vt.tag_id
+      WHERE vt.tracked_video_id = tv.id) AS tags,
+    h.history_at, h.history_views, h.history_likes, h.history_comments, h.history_reposts,
+    h.history_saves";
+
+/// The in-window readings of `pv` for `tv`, aggregated in one pass (so the
+/// arrays are in one order, whichever it is: the record sorts by time).
+const HISTORY_JOIN: &str = "
+    LEFT JOIN LATERAL (
+      SELECT array_agg(o.captured_at) AS history_at, array_agg(o.views) AS history_views,
+             array_agg(o.likes) AS history_likes, array_agg(o.comments) AS history_comments,
+             array_agg(o.reposts) AS history_reposts, array_agg(o.saves) AS history_saves
+        FROM observations o
+       WHERE o.platform_video_id = pv.id
+         AND o.captured_at >= tv.tracking_started_at AND o.captured_at <= tv.tracking_ends_at
+    ) h ON true";
 
 #[async_trait]
 impl VideoStore for PgStore {
@@ -62,9 +72,10 @@ impl VideoStore for PgStore {
              SELECT {RECORD_COLUMNS}
              FROM page JOIN tracked_videos tv ON tv.id = page.page_id
              JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             {HISTORY_JOIN}
              ORDER BY {order}"
         );
-        let rows = sqlx::query_as::<_, VideoRow>(AssertSqlSafe(sql))
+        let rows = sqlx::query_as::<_, VideoArrayRow>(AssertSqlSafe(sql))
             .bind(org.0)
             .bind(query.platform.map(|p| p.id()))
             .bind(query.status.map(state_name))
@@ -106,18 +117,19 @@ impl VideoStore for PgStore {
         let base = format!(
             "SELECT {RECORD_COLUMNS}
              FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             {HISTORY_JOIN}
              WHERE tv.organization_id = $1"
         );
         let row = match lookup {
             VideoLookup::Id(id) => {
-                sqlx::query_as::<_, VideoRow>(AssertSqlSafe(format!("{base} AND tv.id = $2")))
+                sqlx::query_as::<_, VideoArrayRow>(AssertSqlSafe(format!("{base} AND tv.id = $2")))
                     .bind(org.0)
                     .bind(id.0)
                     .fetch_optional(&self.pool)
                     .await?
             }
             VideoLookup::ExternalId(ext) => {
-                sqlx::query_as::<_, VideoRow>(AssertSqlSafe(format!(
+                sqlx::query_as::<_, VideoArrayRow>(AssertSqlSafe(format!(
                     "{base} AND pv.external_id = $2 ORDER BY tv.created_at DESC LIMIT 1"
                 )))
                 .bind(org.0)

@@ -13,14 +13,14 @@ use super::SqliteStore;
 use super::rollup;
 use crate::StoreError;
 use crate::rollup::{Scope, Shares};
-use crate::rows::{VideoRow, list_order, state_name};
+use crate::rows::{VideoJsonRow, list_order, state_name};
 use crate::videos::QuotaPolicy;
 use crate::videos::{
     ListQuery, Page, PatchOutcome, TagsResult, TrackBatch, TrackOutcome, TrackedVideo, VideoLookup,
     VideoRecord, VideoStore,
 };
 
-/// The columns of a [`VideoRow`]: a tracked video `tv` joined with its catalog
+/// The columns of a [`VideoJsonRow`]: a tracked video `tv` joined with its catalog
 /// row `pv`, its tags and its in-window history as JSON.
 const RECORD_COLUMNS: &str = "
     tv.id AS video_id, pv.platform, pv.external_id, pv.url, pv.title, pv.thumbnail_url,
@@ -64,7 +64,7 @@ impl VideoStore for SqliteStore {
              JOIN platform_videos pv ON pv.id = tv.platform_video_id
              ORDER BY {order}"
         );
-        let rows = sqlx::query_as::<_, VideoRow>(AssertSqlSafe(sql))
+        let rows = sqlx::query_as::<_, VideoJsonRow>(AssertSqlSafe(sql))
             .bind(org.0)
             .bind(query.platform.map(|p| p.id()))
             .bind(query.status.map(state_name))
@@ -110,14 +110,14 @@ impl VideoStore for SqliteStore {
         );
         let row = match lookup {
             VideoLookup::Id(id) => {
-                sqlx::query_as::<_, VideoRow>(AssertSqlSafe(format!("{base} AND tv.id = ?2")))
+                sqlx::query_as::<_, VideoJsonRow>(AssertSqlSafe(format!("{base} AND tv.id = ?2")))
                     .bind(org.0)
                     .bind(id.0)
                     .fetch_optional(&self.pool)
                     .await?
             }
             VideoLookup::ExternalId(ext) => {
-                sqlx::query_as::<_, VideoRow>(AssertSqlSafe(format!(
+                sqlx::query_as::<_, VideoJsonRow>(AssertSqlSafe(format!(
                     "{base} AND pv.external_id = ?2 ORDER BY tv.created_at DESC LIMIT 1"
                 )))
                 .bind(org.0)
