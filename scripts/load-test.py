@@ -6,7 +6,8 @@
 
 Uses the analytics benchmark's dataset (built on first use by
 `cargo bench -p vidpulse-store --bench analytics -- --videos N --runs 1`):
-one organization tracking N videos with 30 days of daily closes. A copy of
+one organization tracking N videos, every scheduled reading stored (about
+255 per video: a record's history) with its daily closes. A copy of
 it is served by the release binary (`vidpulse serve --no-worker`) and by the
 ceiling (`--example ceiling`: one route reading one row through the same
 store and pool, nothing else). wrk (Debian package `wrk`) then drives, for
