@@ -29,6 +29,9 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite")
 #[derive(Debug, Clone)]
 pub(crate) struct SqliteStore {
     pool: SqlitePool,
+    /// The one connection write transactions take turns on, first come
+    /// first served (see [`SqliteStore::write_tx`]).
+    writer: SqlitePool,
 }
 
 impl SqliteStore {
@@ -49,6 +52,10 @@ impl SqliteStore {
                 ))
             })?;
         }
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_lazy_with(options.clone());
         let pool = SqlitePoolOptions::new()
             .max_connections(config.max_connections.max(1))
             .acquire_timeout(Duration::from_secs(10))
@@ -61,12 +68,15 @@ impl SqliteStore {
                 )),
                 other => other.into(),
             })?;
-        Ok(Self { pool })
+        Ok(Self { pool, writer })
     }
 
-    /// Starts a write transaction that holds the write lock from its first statement.
+    /// Starts a write transaction that holds the write lock from its first
+    /// statement. The process's write transactions queue for one connection
+    /// instead of racing for SQLite's lock: a loser of that race sleeps in
+    /// SQLite's busy handler (up to 100 ms a turn) however soon the lock frees.
     async fn write_tx(&self) -> Result<Transaction<'static, Sqlite>, StoreError> {
-        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+        Ok(self.writer.begin_with("BEGIN IMMEDIATE").await?)
     }
 }
 
@@ -106,6 +116,7 @@ impl Store for SqliteStore {
     }
 
     async fn close(&self) {
+        self.writer.close().await;
         self.pool.close().await;
     }
 }
