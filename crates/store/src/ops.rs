@@ -99,7 +99,7 @@ macro_rules! ops_store_impl {
                 now: chrono::DateTime<chrono::Utc>,
                 retention: Option<chrono::Duration>,
             ) -> Result<$crate::ops::Housekeeping, $crate::StoreError> {
-                super::housekeeping::observations(&self.pool, now, retention).await
+                super::housekeeping::observations(self, now, retention).await
             }
 
             async fn probe_row(

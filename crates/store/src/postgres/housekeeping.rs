@@ -3,8 +3,8 @@
 //! before it dropped and the rest of what is too old deleted.
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Utc};
-use sqlx::PgPool;
 
+use super::PgStore;
 use crate::StoreError;
 use crate::ops::Housekeeping;
 
@@ -37,10 +37,11 @@ fn utc_midnight(d: NaiveDate) -> DateTime<Utc> {
 /// Creates the partitions of this month and the next three when missing;
 /// applies the retention.
 pub(super) async fn observations(
-    pool: &PgPool,
+    store: &PgStore,
     now: DateTime<Utc>,
     retention: Option<Duration>,
 ) -> Result<Housekeeping, StoreError> {
+    let pool = &store.pool;
     let mut done = Housekeeping::default();
     let mut month = first_of_month(now.date_naive());
     for _ in 0..=MONTHS_AHEAD {

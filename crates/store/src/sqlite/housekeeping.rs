@@ -2,14 +2,15 @@
 //! write transaction so writers are never held up long.
 
 use chrono::{DateTime, Duration, Utc};
-use sqlx::SqlitePool;
 
+use super::SqliteStore;
 use crate::StoreError;
 use crate::ops::Housekeeping;
 
-/// Deletes observations captured before `now - retention`.
+/// Deletes observations captured before `now - retention`, each day's
+/// rows in a write transaction of their own (queued with the others).
 pub(super) async fn observations(
-    pool: &SqlitePool,
+    store: &SqliteStore,
     now: DateTime<Utc>,
     retention: Option<Duration>,
 ) -> Result<Housekeeping, StoreError> {
@@ -21,13 +22,13 @@ pub(super) async fn observations(
     loop {
         let oldest: Option<DateTime<Utc>> =
             sqlx::query_scalar("SELECT min(captured_at) FROM observations")
-                .fetch_one(pool)
+                .fetch_one(&store.pool)
                 .await?;
         let Some(oldest) = oldest.filter(|o| *o < cutoff) else {
             break;
         };
         let until = (oldest + Duration::days(1)).min(cutoff);
-        let mut tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = store.write_tx().await?;
         done.rows_deleted += sqlx::query("DELETE FROM observations WHERE captured_at < ?1")
             .bind(until)
             .execute(&mut *tx)
