@@ -75,8 +75,9 @@ pub struct Added {
     pub job_id: Uuid,
 }
 
-/// Body of `POST /blogger/add`.
-#[derive(Debug, ToSchema)]
+/// Body of `POST /blogger/add`. (`Serialize` is derived only so that
+/// `#[serde(flatten)]` carries the shared settings into the schema.)
+#[derive(Debug, Serialize, ToSchema)]
 #[allow(dead_code, reason = "documents the body that the handler validates")]
 pub struct AddBloggerRequest {
     /// Required string: the handle, with or without a leading `@`; once
@@ -85,32 +86,26 @@ pub struct AddBloggerRequest {
     username: String,
     /// Required string: `tiktok`, `instagram` or `youtube`, in any case.
     platform: String,
-    /// Optional integer from 0 to 50 (default 10; `null` means the default):
-    /// the most recent videos to track at once.
-    #[schema(minimum = 0, maximum = 50, default = 10)]
-    initial_videos_count: Option<i64>,
-    /// Optional integer from 0 to 50, or `null` (the default: the service's
-    /// daily limit): the most new videos its daily discovery tracks.
-    #[schema(minimum = 0, maximum = 50)]
-    daily_videos_count: Option<i64>,
-    /// Optional string or `null` (the default: none): the campaign its new
-    /// videos get; trimmed, at most 200 characters of letters, digits, spaces
-    /// and `- _ . ( ) | : % &`; `""` means none.
-    #[schema(max_length = 200)]
-    campaign: Option<String>,
-    /// Optional array or `null` (the default: none): 0 to 50 ids of the
-    /// organization's tags (`GET /tags`); repeats are dropped.
-    #[schema(max_items = 50)]
-    tag_ids: Option<Vec<Uuid>>,
+    #[serde(flatten)]
+    settings: AddSettings,
 }
 
 /// Body of `POST /blogger/add-from-tracking`.
-#[derive(Debug, ToSchema)]
+#[derive(Debug, Serialize, ToSchema)]
 #[allow(dead_code, reason = "documents the body that the handler validates")]
 pub struct AddFromTrackingRequest {
     /// Required UUID: a creator the organization knows (one it tracked
     /// before, or the author of videos it tracks).
     blogger_id: Uuid,
+    #[serde(flatten)]
+    settings: AddSettings,
+}
+
+/// The optional settings both adds take besides the creator (read by
+/// [`settings`]).
+#[derive(Debug, Serialize, ToSchema)]
+#[allow(dead_code, reason = "documents the body that the handler validates")]
+pub struct AddSettings {
     /// Optional integer from 0 to 50 (default 10; `null` means the default):
     /// the most recent videos to track at once.
     #[schema(minimum = 0, maximum = 50, default = 10)]

@@ -85,38 +85,36 @@ mod tests {
         let doc = doc();
         let schemas = &doc["components"]["schemas"];
         let field = |schema: &str, name: &str| schemas[schema]["properties"][name].clone();
-        for schema in ["AddBloggerRequest", "AddFromTrackingRequest"] {
-            let initial = field(schema, "initial_videos_count");
-            assert_eq!(initial["maximum"], json!(MAX_INITIAL_VIDEOS), "{schema}");
+        let settings = "AddSettings";
+        let initial = field(settings, "initial_videos_count");
+        assert_eq!(initial["maximum"], json!(MAX_INITIAL_VIDEOS));
+        assert_eq!(initial["default"], json!(DEFAULT_INITIAL_VIDEOS));
+        assert_eq!(
+            field(settings, "daily_videos_count")["maximum"],
+            json!(super::blogger_add::MAX_DAILY_VIDEOS)
+        );
+        assert_eq!(
+            field(settings, "campaign")["maxLength"],
+            json!(CAMPAIGN_MAX_CHARS)
+        );
+        assert_eq!(
+            field(settings, "tag_ids")["maxItems"],
+            json!(super::blogger_add::MAX_TAGS)
+        );
+        assert_eq!(schemas[settings]["required"], Value::Null, "all optional");
+        // Both adds: the shared settings, and the creator fields they require.
+        for (schema, required) in [
+            ("AddBloggerRequest", json!(["username", "platform"])),
+            ("AddFromTrackingRequest", json!(["blogger_id"])),
+        ] {
+            let parts = &schemas[schema]["allOf"];
             assert_eq!(
-                initial["default"],
-                json!(DEFAULT_INITIAL_VIDEOS),
+                parts[0]["$ref"],
+                json!(format!("#/components/schemas/{settings}")),
                 "{schema}"
             );
-            assert_eq!(
-                field(schema, "daily_videos_count")["maximum"],
-                json!(super::blogger_add::MAX_DAILY_VIDEOS),
-                "{schema}"
-            );
-            assert_eq!(
-                field(schema, "campaign")["maxLength"],
-                json!(CAMPAIGN_MAX_CHARS),
-                "{schema}"
-            );
-            assert_eq!(
-                field(schema, "tag_ids")["maxItems"],
-                json!(super::blogger_add::MAX_TAGS),
-                "{schema}"
-            );
+            assert_eq!(parts[1]["required"], required, "{schema}");
         }
-        assert_eq!(
-            schemas["AddBloggerRequest"]["required"],
-            json!(["username", "platform"])
-        );
-        assert_eq!(
-            schemas["AddFromTrackingRequest"]["required"],
-            json!(["blogger_id"])
-        );
         assert_eq!(
             field("SetCampaignRequest", "campaign")["maxLength"],
             json!(CAMPAIGN_MAX_CHARS)
