@@ -164,3 +164,112 @@ pub async fn forget_rollup(url: &str) -> Result<(), StoreError> {
     }
     Ok(())
 }
+
+/// Runs `sql` on the database at `url` and returns its rows' one text column.
+async fn text_rows(url: &str, sql: &str) -> Result<Vec<String>, StoreError> {
+    use sqlx::Connection;
+    let sql = sqlx::AssertSqlSafe(sql.to_owned());
+    Ok(match Backend::of_url(url)? {
+        Backend::Sqlite => {
+            let mut conn = sqlx::SqliteConnection::connect(url).await?;
+            sqlx::query_scalar(sql).fetch_all(&mut conn).await?
+        }
+        Backend::Postgres => {
+            let mut conn = sqlx::PgConnection::connect(url).await?;
+            sqlx::query_scalar(sql).fetch_all(&mut conn).await?
+        }
+    })
+}
+
+/// Runs each of `statements` on the database at `url`, in order.
+async fn execute(url: &str, statements: &[&str]) -> Result<(), StoreError> {
+    use sqlx::Connection;
+    match Backend::of_url(url)? {
+        Backend::Sqlite => {
+            let mut conn = sqlx::SqliteConnection::connect(url).await?;
+            for sql in statements {
+                sqlx::raw_sql(sqlx::AssertSqlSafe(*sql))
+                    .execute(&mut conn)
+                    .await?;
+            }
+        }
+        Backend::Postgres => {
+            let mut conn = sqlx::PgConnection::connect(url).await?;
+            for sql in statements {
+                sqlx::raw_sql(sqlx::AssertSqlSafe(*sql))
+                    .execute(&mut conn)
+                    .await?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The quota's day counts as the triggers kept them (days with videos) and
+/// as a recount of `tracked_videos`, each as sorted `organization:day:videos`
+/// lines: the two must be equal.
+pub async fn quota_counts(url: &str) -> Result<(Vec<String>, Vec<String>), StoreError> {
+    let (org, day) = match Backend::of_url(url)? {
+        Backend::Sqlite => ("hex(organization_id)", "substr(tracking_ends_at, 1, 10)"),
+        Backend::Postgres => (
+            "CAST(organization_id AS TEXT)",
+            "CAST((tracking_ends_at AT TIME ZONE 'UTC')::date AS TEXT)",
+        ),
+    };
+    let mut kept = text_rows(
+        url,
+        &format!(
+            "SELECT {org} || ':' || CAST(end_day AS TEXT) || ':' || CAST(videos AS TEXT)
+             FROM tracked_video_ends WHERE videos <> 0"
+        ),
+    )
+    .await?;
+    let mut recount = text_rows(
+        url,
+        &format!(
+            "SELECT {org} || ':' || {day} || ':' || CAST(count(*) AS TEXT)
+             FROM tracked_videos GROUP BY {org}, {day}"
+        ),
+    )
+    .await?;
+    kept.sort();
+    recount.sort();
+    Ok((kept, recount))
+}
+
+/// Deletes tracked videos at `url` behind the store's back (`where_sql` on
+/// `tracked_videos`), as an operator's cleanup would.
+pub async fn delete_tracked_videos(url: &str, where_sql: &str) -> Result<(), StoreError> {
+    execute(
+        url,
+        &[
+            &format!(
+                "DELETE FROM video_tags WHERE tracked_video_id IN
+                 (SELECT id FROM tracked_videos WHERE {where_sql})"
+            ),
+            &format!("DELETE FROM tracked_videos WHERE {where_sql}"),
+        ],
+    )
+    .await
+}
+
+/// Puts the database back in the state before the quota-counts migration
+/// (0009), so that the next `migrate` runs it again on the videos already
+/// tracked.
+pub async fn forget_quota_counts(url: &str) -> Result<(), StoreError> {
+    let drop: &[&str] = match Backend::of_url(url)? {
+        Backend::Sqlite => &[
+            "DROP TRIGGER tracked_video_ends_add",
+            "DROP TRIGGER tracked_video_ends_remove",
+            "DROP TRIGGER tracked_video_ends_move",
+            "DROP TABLE tracked_video_ends",
+        ],
+        Backend::Postgres => &[
+            "DROP FUNCTION tracked_video_ends_add, tracked_video_ends_remove,
+                           tracked_video_ends_move CASCADE",
+            "DROP TABLE tracked_video_ends",
+        ],
+    };
+    execute(url, drop).await?;
+    execute(url, &["DELETE FROM _sqlx_migrations WHERE version = 9"]).await
+}

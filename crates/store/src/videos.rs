@@ -1,7 +1,7 @@
 //! Tracked videos: tracking URLs, listing, reading and annotating them.
 
 use async_trait::async_trait;
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Days, Duration, NaiveDate, NaiveTime, Utc};
 use vidpulse_domain::patch::{VideoPatch, VideoStatus, WorkflowStatus};
 use vidpulse_domain::{ApiKeyId, Counters, Observation, OrgId, Plan, Platform, VideoId, VideoRef};
 
@@ -247,4 +247,17 @@ pub enum QuotaPolicy {
     /// New videos are tracked in order until the quota is full; the rest are
     /// skipped (a creator's backfill and discovery).
     WhatFits,
+}
+
+/// The UTC day of `now` and the first instant of the next: the quota counts
+/// videos whose window ends after that instant by their day
+/// (`tracked_video_ends`) and the rest of today's one by one.
+pub(crate) fn quota_day(now: DateTime<Utc>) -> (NaiveDate, DateTime<Utc>) {
+    let today = now.date_naive();
+    let tomorrow = today
+        .checked_add_days(Days::new(1))
+        .map_or(DateTime::<Utc>::MAX_UTC, |d| {
+            d.and_time(NaiveTime::MIN).and_utc()
+        });
+    (today, tomorrow)
 }

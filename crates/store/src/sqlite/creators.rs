@@ -10,7 +10,7 @@ use vidpulse_domain::plan::Limits;
 use vidpulse_domain::{OrgId, Plan, Platform};
 
 use super::SqliteStore;
-use super::videos::track_in;
+use super::videos::{track_in, videos_in_use};
 use crate::StoreError;
 use crate::bloggers::account_setup_impl;
 use crate::creators::{
@@ -103,13 +103,7 @@ impl CreatorStore for SqliteStore {
                 in_use: active + pending_jobs,
             });
         }
-        let videos: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM tracked_videos WHERE organization_id = ?1 AND tracking_ends_at > ?2",
-        )
-        .bind(job.organization_id.0)
-        .bind(job.now)
-        .fetch_one(&mut *tx)
-        .await?;
+        let videos = videos_in_use(&mut tx, job.organization_id, job.now).await?;
         if videos + pending_videos + job.initial_videos_count > limits.video_quota {
             return Ok(StartJob::QuotaExceeded {
                 quota: limits.video_quota,

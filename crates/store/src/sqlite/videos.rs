@@ -14,11 +14,11 @@ use super::rollup;
 use crate::StoreError;
 use crate::rollup::{Scope, Shares};
 use crate::rows::{VideoJsonRow, list_order, state_name};
-use crate::videos::QuotaPolicy;
 use crate::videos::{
     ListQuery, Page, PatchOutcome, TagsResult, TrackBatch, TrackOutcome, TrackedVideo, VideoLookup,
     VideoRecord, VideoStore,
 };
+use crate::videos::{QuotaPolicy, quota_day};
 
 /// The columns of a [`VideoJsonRow`]: a tracked video `tv` joined with its catalog
 /// row `pv`, its tags and its in-window history as JSON.
@@ -263,6 +263,31 @@ const LIST_FROM: &str = "
             WHEN tv.tracking_ends_at <= ?4 THEN 'completed'
             ELSE 'active' END)";
 
+/// The organization's videos still in their tracking window at `now`: the
+/// day counts after today's (`tracked_video_ends`, kept by triggers) plus
+/// today's videos counted one by one. Call it holding the organization's
+/// lock (see [`track_in`]) so that no concurrent track changes the answer.
+pub(super) async fn videos_in_use(
+    tx: &mut Transaction<'static, Sqlite>,
+    org: OrgId,
+    now: DateTime<Utc>,
+) -> Result<i64, StoreError> {
+    let (today, tomorrow) = quota_day(now);
+    Ok(sqlx::query_scalar(
+        "SELECT (SELECT coalesce(sum(videos), 0) FROM tracked_video_ends
+                 WHERE organization_id = ?1 AND end_day > ?3)
+              + (SELECT count(*) FROM tracked_videos
+                 WHERE organization_id = ?1 AND tracking_ends_at > ?2
+                   AND tracking_ends_at < ?4)",
+    )
+    .bind(org.0)
+    .bind(now)
+    .bind(today)
+    .bind(tomorrow)
+    .fetch_one(&mut **tx)
+    .await?)
+}
+
 /// Tracks a batch inside `tx`, charging `reason` per newly tracked video.
 /// [`QuotaPolicy::AllOrNothing`] refuses the whole batch past the quota;
 /// [`QuotaPolicy::WhatFits`] tracks new videos in order until the quota is
@@ -306,14 +331,7 @@ pub(super) async fn track_in(
     let requested = known.iter().filter(|(_, id)| id.is_none()).count() as i64;
     let mut allowed = requested;
     if requested > 0 {
-        let in_use: i64 = sqlx::query_scalar(
-            "SELECT count(*) FROM tracked_videos
-             WHERE organization_id = ?1 AND tracking_ends_at > ?2",
-        )
-        .bind(batch.organization_id.0)
-        .bind(batch.now)
-        .fetch_one(&mut **tx)
-        .await?;
+        let in_use = videos_in_use(tx, batch.organization_id, batch.now).await?;
         allowed = (quota - in_use).max(0);
         if policy == QuotaPolicy::AllOrNothing && in_use + requested > quota {
             return Ok(TrackOutcome::QuotaExceeded {

@@ -1,10 +1,14 @@
-use chrono::Duration;
+use std::sync::Arc;
+
+use chrono::{DateTime, Duration, Utc};
 use rstest::rstest;
 use serde_json::json;
 use vidpulse_domain::patch::{VideoPatch, VideoStatus, WorkflowStatus};
-use vidpulse_domain::{Plan, Platform, VideoId, VideoRef};
+use vidpulse_domain::{OrgId, Plan, Platform, VideoId, VideoRef};
+use vidpulse_store::testing::{delete_tracked_videos, forget_quota_counts, quota_counts};
 use vidpulse_store::{
-    Backend, ListQuery, SortKey, SortOrder, TrackOutcome, VideoLookup, VideoState,
+    Backend, ListQuery, SortKey, SortOrder, Store, StoreConfig, TrackOutcome, VideoLookup,
+    VideoState,
 };
 
 use crate::{batch, org, store, t0, track, yt};
@@ -399,4 +403,95 @@ async fn patching_metadata_and_tags(
             .unwrap()
             .is_none()
     );
+}
+
+/// The videos `org` has in use at `now`, as a track request over its quota
+/// of 6 reports them.
+async fn in_use(store: &Arc<dyn Store>, org: OrgId, now: DateTime<Utc>) -> i64 {
+    let seven_new = (900..907).map(yt).collect();
+    match store
+        .track_videos(batch(org, now, seven_new))
+        .await
+        .unwrap()
+    {
+        TrackOutcome::QuotaExceeded { in_use, .. } => in_use,
+        other => panic!("expected the quota to refuse, got {other:?}"),
+    }
+}
+
+#[rstest]
+#[tokio::test]
+async fn the_quota_counts_each_video_until_the_instant_its_window_ends(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (db, store) = store(backend).await;
+    let a = org(&store, Plan::Pro).await;
+    let b = org(&store, Plan::Pro).await;
+    store.set_plan(a, Plan::Pro, Some(6), None).await.unwrap();
+    // Windows of 30 days ending on day 30 at 10:00 (3) and 16:00 (2), and
+    // on day 31 at 10:00 (1); another organization's videos never count.
+    track(&store, a, t0(), vec![yt(1), yt(2), yt(3)]).await;
+    track(&store, a, t0() + Duration::hours(6), vec![yt(4), yt(5)]).await;
+    track(&store, a, t0() + Duration::days(1), vec![yt(6)]).await;
+    track(&store, b, t0(), vec![yt(1), yt(7)]).await;
+
+    let day30 = t0() + Duration::days(30);
+    let micro = Duration::microseconds(1);
+    for (at, expected) in [
+        (t0(), 6),
+        (day30 - Duration::hours(10), 6), // midnight starting the last day
+        (day30 - micro, 6),
+        (day30, 3), // ends_at > now: a window ending now is over
+        (day30 + Duration::hours(6) - micro, 3),
+        (day30 + Duration::hours(6), 1),
+        (day30 + Duration::hours(14), 1), // midnight before day 31
+        (day30 + Duration::days(1) - micro, 1),
+        (day30 + Duration::days(1), 0),
+    ] {
+        assert_eq!(in_use(&store, a, at).await, expected, "at {at}");
+    }
+
+    // Deleted videos leave the count; the kept counts equal a recount.
+    let (kept, recount) = quota_counts(&db.url).await.unwrap();
+    assert_eq!(kept, recount);
+    assert_eq!(kept.len(), 3, "{kept:?}");
+    let b_sql = match backend {
+        Backend::Sqlite => format!("organization_id = x'{}'", b.0.simple()),
+        Backend::Postgres => format!("organization_id = '{}'", b.0),
+    };
+    delete_tracked_videos(&db.url, &b_sql).await.unwrap();
+    let sixth = track(&store, a, t0() + Duration::days(1), vec![yt(6)]).await;
+    let id_sql = match backend {
+        Backend::Sqlite => format!("id = x'{}'", sixth[0].video_id.0.simple()),
+        Backend::Postgres => format!("id = '{}'", sixth[0].video_id.0),
+    };
+    delete_tracked_videos(&db.url, &id_sql).await.unwrap();
+    assert_eq!(in_use(&store, a, day30 - micro).await, 5);
+    assert_eq!(in_use(&store, a, day30 + Duration::hours(3)).await, 2);
+    let (kept, recount) = quota_counts(&db.url).await.unwrap();
+    assert_eq!(kept, recount);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+}
+
+#[rstest]
+#[tokio::test]
+async fn upgrading_counts_the_videos_already_tracked(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (db, store) = store(backend).await;
+    let a = org(&store, Plan::Pro).await;
+    store.set_plan(a, Plan::Pro, Some(6), None).await.unwrap();
+    track(&store, a, t0(), vec![yt(1), yt(2), yt(3)]).await;
+    track(&store, a, t0() + Duration::days(2), vec![yt(4)]).await;
+
+    // A database from before the counts: the migration backfills them.
+    forget_quota_counts(&db.url).await.unwrap();
+    let upgraded = vidpulse_store::open(&StoreConfig::new(db.url.clone()))
+        .await
+        .unwrap();
+    let (kept, recount) = quota_counts(&db.url).await.unwrap();
+    assert_eq!(kept, recount);
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert_eq!(in_use(&upgraded, a, t0() + Duration::days(31)).await, 1);
+    assert_eq!(in_use(&upgraded, a, t0() + Duration::days(1)).await, 4);
 }

@@ -3,7 +3,8 @@
 //! going away for a while. After each, every invariant holds: no observation
 //! lost or written twice, daily closes equal a recomputation from the
 //! observations, the analytics rollup equals a rebuild, each tracked video
-//! charged exactly once, every creator job in a terminal state.
+//! charged exactly once, every creator job in a terminal state, the quota's
+//! day counts equal to a recount.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -13,7 +14,7 @@ use sqlx::PgPool;
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 use vidpulse_store::Backend;
-use vidpulse_store::testing::{TestDb, rollup_dump};
+use vidpulse_store::testing::{TestDb, quota_counts, rollup_dump};
 
 use crate::processes::{admin, client, eventually, free_port, start_with, wait_ready};
 
@@ -77,6 +78,12 @@ async fn assert_invariants(url: &str) {
     let open_jobs =
         count("SELECT count(*) FROM creator_jobs WHERE status NOT IN ('succeeded', 'error')").await;
     assert_eq!(open_jobs, 0, "a creator job did not end");
+    // The quota's day counts equal a recount of the tracked videos.
+    let (kept, recount) = quota_counts(url).await.unwrap();
+    assert_eq!(
+        kept, recount,
+        "the quota's day counts differ from a recount"
+    );
     pool.close().await;
     // The rollup the writes kept equals one rebuilt from the closes.
     let kept = rollup_dump(url).await.unwrap();
