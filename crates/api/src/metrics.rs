@@ -25,17 +25,38 @@ const BUCKETS: &[f64] = &[
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
 ];
 
+/// How often recorded latencies are folded into the histogram's buckets.
+const UPKEEP_EVERY: Duration = Duration::from_secs(5);
+
 /// The process's recorder, installed on first use; `None` when another
 /// recorder was installed first.
+///
+/// The recorder keeps every latency sample until it folds them into the
+/// buckets, which it does only when asked (`run_upkeep`, or a scrape): a
+/// thread asks every few seconds, so a server nobody scrapes does not grow
+/// by a sample per request.
 fn handle() -> Option<&'static PrometheusHandle> {
     static HANDLE: OnceLock<Option<PrometheusHandle>> = OnceLock::new();
     HANDLE
         .get_or_init(|| {
-            PrometheusBuilder::new()
+            let handle = PrometheusBuilder::new()
                 .set_buckets_for_metric(Matcher::Full(DURATION.into()), BUCKETS)
                 .ok()?
                 .install_recorder()
-                .ok()
+                .ok()?;
+            let upkeep = handle.clone();
+            let spawned = std::thread::Builder::new()
+                .name("metrics-upkeep".into())
+                .spawn(move || {
+                    loop {
+                        std::thread::sleep(UPKEEP_EVERY);
+                        upkeep.run_upkeep();
+                    }
+                });
+            if let Err(e) = spawned {
+                tracing::warn!(error = %e, "metrics upkeep thread not started; latencies fold at scrapes only");
+            }
+            Some(handle)
         })
         .as_ref()
 }
