@@ -127,9 +127,10 @@ pub(crate) fn close_conflict(d: &Dialect) -> String {
 }
 
 /// Appends observations (an instant already recorded for a video is
-/// skipped: imports are idempotent) and moves the daily closes of those that
-/// are new. Returns how many were new and, per video, the first day whose
-/// closes moved: the caller relinks from there ([`crate::rollup::relink_sql`]).
+/// skipped: imports are idempotent), moves the daily closes of those that
+/// are new, and the history revision of each video that got one. Returns
+/// how many were new and, per video, the first day whose closes moved: the
+/// caller relinks from there ([`crate::rollup::relink_sql`]).
 pub(crate) async fn insert_observations<DB>(
     conn: &mut DB::Connection,
     d: &Dialect,
@@ -172,6 +173,20 @@ where
         inserted.extend(rows.into_iter().map(Reading::from));
     }
     let days = by_day(&inserted);
+    let first_days = first_days(&days);
+    // Every video whose history grew: its rendered history is stale.
+    let videos: Vec<i64> = first_days.keys().copied().collect();
+    for chunk in videos.chunks(CHUNK) {
+        let mut q = QueryBuilder::<DB>::new(
+            "UPDATE platform_videos SET history_revision = history_revision + 1 WHERE id IN (",
+        );
+        let mut ids = q.separated(", ");
+        for id in chunk {
+            ids.push_bind(*id);
+        }
+        q.push(")");
+        q.build().execute(&mut *conn).await?;
+    }
     for chunk in days.chunks(CHUNK) {
         let mut q = QueryBuilder::<DB>::new(CLOSE_INSERT);
         q.push_values(chunk, |mut b, d| {
@@ -194,7 +209,7 @@ where
         q.push(close_conflict(d));
         q.build().execute(&mut *conn).await?;
     }
-    Ok((inserted.len(), first_days(&days)))
+    Ok((inserted.len(), first_days))
 }
 
 #[cfg(test)]

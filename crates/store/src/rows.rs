@@ -132,6 +132,9 @@ pub(crate) struct VideoRow {
     pub video_status: String,
     pub workflow_status: String,
     pub ecpm: Option<f64>,
+    pub history_revision: i64,
+    /// Whether the history was left out: still the one the reader knows.
+    pub history_unchanged: bool,
 }
 
 /// A whole record on SQLite: tags and history as JSON arrays (`tags_json`:
@@ -293,6 +296,7 @@ impl VideoRow {
             ecpm: self.ecpm,
             tags,
             history,
+            history_revision: self.history_revision,
         })
     }
 }

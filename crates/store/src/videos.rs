@@ -117,10 +117,51 @@ pub struct VideoRecord {
     pub tags: Vec<String>,
     /// Observations inside the tracking window, oldest first.
     pub history: Vec<Observation>,
+    /// The catalog video's history revision (see [`HistoryStamp`]).
+    pub history_revision: i64,
+}
+
+impl VideoRecord {
+    /// The stamp of this record's history.
+    pub fn history_stamp(&self) -> HistoryStamp {
+        HistoryStamp {
+            video_id: self.video_id,
+            revision: self.history_revision,
+            from: self.tracking_started_at,
+            to: self.tracking_ends_at,
+        }
+    }
+}
+
+/// Names one version of a record's history: the tracking, its window, and
+/// the revision of the catalog video's readings (moved by every write that
+/// adds or removes one). Two reads with the same stamp carry the same
+/// history, so a reader may keep what it made of a history under its stamp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct HistoryStamp {
+    /// The organization's id of the video.
+    pub video_id: VideoId,
+    /// The catalog video's history revision.
+    pub revision: i64,
+    /// Tracking window start.
+    pub from: DateTime<Utc>,
+    /// Tracking window end.
+    pub to: DateTime<Utc>,
+}
+
+/// A record as [`VideoStore::read_video`] found it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VideoRead {
+    /// The whole record.
+    Whole(VideoRecord),
+    /// The record without its history, which is still the one the caller's
+    /// stamp names: `history` is empty, `latest` and `stats_updated_at`
+    /// unset (they are read off the history).
+    HistoryUnchanged(VideoRecord),
 }
 
 /// How to find one tracked video.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum VideoLookup {
     /// By the organization's video id.
     Id(VideoId),
@@ -220,13 +261,33 @@ pub trait VideoStore {
         now: DateTime<Utc>,
     ) -> Result<Page<VideoRecord>, StoreError>;
 
-    /// One tracked video of the organization.
+    /// One tracked video of the organization, in one query; its history is
+    /// not read again when `known` still names it (same tracking, window and
+    /// revision).
+    async fn read_video(
+        &self,
+        org: OrgId,
+        lookup: &VideoLookup,
+        now: DateTime<Utc>,
+        known: Option<&HistoryStamp>,
+    ) -> Result<Option<VideoRead>, StoreError>;
+
+    /// One tracked video of the organization, whole.
     async fn video(
         &self,
         org: OrgId,
         lookup: &VideoLookup,
         now: DateTime<Utc>,
-    ) -> Result<Option<VideoRecord>, StoreError>;
+    ) -> Result<Option<VideoRecord>, StoreError> {
+        match self.read_video(org, lookup, now, None).await? {
+            Some(VideoRead::Whole(record)) => Ok(Some(record)),
+            None => Ok(None),
+            // Nothing was known, so the history is always read.
+            Some(VideoRead::HistoryUnchanged(_)) => Err(StoreError::Corrupt(
+                "a record read without a stamp came without its history".into(),
+            )),
+        }
+    }
 
     /// Applies a validated PATCH to the organization's video with that
     /// external id, in one transaction; `None` when there is no such video.
@@ -260,4 +321,22 @@ pub(crate) fn quota_day(now: DateTime<Utc>) -> (NaiveDate, DateTime<Utc>) {
             d.and_time(NaiveTime::MIN).and_utc()
         });
     (today, tomorrow)
+}
+
+/// What a by-key read makes of its record: whole when the history was read;
+/// unchanged when the stamp matched in the database (tracking and revision)
+/// and the window matches too; `None` when only the window moved (an import
+/// moved the tracking start back): the caller reads again, whole.
+pub(crate) fn settle_read(
+    record: VideoRecord,
+    history_unchanged: bool,
+    known: Option<&HistoryStamp>,
+) -> Option<VideoRead> {
+    if !history_unchanged {
+        Some(VideoRead::Whole(record))
+    } else if known.is_some_and(|k| *k == record.history_stamp()) {
+        Some(VideoRead::HistoryUnchanged(record))
+    } else {
+        None
+    }
 }

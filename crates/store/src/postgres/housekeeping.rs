@@ -83,17 +83,37 @@ pub(super) async fn observations(
         if let Some(month) = partition_month(&name)
             && utc_midnight(next_month(month)) <= cutoff
         {
+            // The videos whose readings go move their history revision in
+            // the same transaction (a reader never keeps the old readings
+            // under the new revision).
+            let mut tx = pool.begin().await?;
+            sqlx::query(sqlx::AssertSqlSafe(format!(
+                "UPDATE platform_videos SET history_revision = history_revision + 1
+                 WHERE id IN (SELECT DISTINCT platform_video_id FROM {name})"
+            )))
+            .execute(&mut *tx)
+            .await?;
             sqlx::query(sqlx::AssertSqlSafe(format!("DROP TABLE IF EXISTS {name}")))
-                .execute(pool)
+                .execute(&mut *tx)
                 .await?;
+            tx.commit().await?;
             done.partitions_dropped += 1;
         }
     }
+    let mut tx = pool.begin().await?;
+    sqlx::query(
+        "UPDATE platform_videos SET history_revision = history_revision + 1
+         WHERE id IN (SELECT DISTINCT platform_video_id FROM observations WHERE captured_at < $1)",
+    )
+    .bind(cutoff)
+    .execute(&mut *tx)
+    .await?;
     done.rows_deleted = sqlx::query("DELETE FROM observations WHERE captured_at < $1")
         .bind(cutoff)
-        .execute(pool)
+        .execute(&mut *tx)
         .await?
         .rows_affected();
+    tx.commit().await?;
     Ok(done)
 }
 

@@ -7,6 +7,11 @@ use super::SqliteStore;
 use crate::StoreError;
 use crate::ops::Housekeeping;
 
+/// Moves the history revision of every video with observations captured
+/// before `?1`, in the transaction that deletes them.
+const STALE_HISTORIES: &str = "UPDATE platform_videos SET history_revision = history_revision + 1
+     WHERE id IN (SELECT DISTINCT platform_video_id FROM observations WHERE captured_at < ?1)";
+
 /// Deletes observations captured before `now - retention`, each day's
 /// rows in a write transaction of their own (queued with the others).
 pub(super) async fn observations(
@@ -29,6 +34,10 @@ pub(super) async fn observations(
         };
         let until = (oldest + Duration::days(1)).min(cutoff);
         let mut tx = store.write_tx().await?;
+        sqlx::query(STALE_HISTORIES)
+            .bind(until)
+            .execute(&mut *tx)
+            .await?;
         done.rows_deleted += sqlx::query("DELETE FROM observations WHERE captured_at < ?1")
             .bind(until)
             .execute(&mut *tx)

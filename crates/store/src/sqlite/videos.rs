@@ -15,25 +15,32 @@ use crate::StoreError;
 use crate::rollup::{Scope, Shares};
 use crate::rows::{VideoJsonRow, list_order, state_name};
 use crate::videos::{
-    ListQuery, Page, PatchOutcome, TagsResult, TrackBatch, TrackOutcome, TrackedVideo, VideoLookup,
-    VideoRecord, VideoStore,
+    HistoryStamp, ListQuery, Page, PatchOutcome, TagsResult, TrackBatch, TrackOutcome,
+    TrackedVideo, VideoLookup, VideoRead, VideoRecord, VideoStore,
 };
-use crate::videos::{QuotaPolicy, quota_day};
+use crate::videos::{QuotaPolicy, quota_day, settle_read};
 
-/// The columns of a [`VideoJsonRow`]: a tracked video `tv` joined with its catalog
-/// row `pv`, its tags and its in-window history as JSON.
-const RECORD_COLUMNS: &str = "
+/// The columns of a [`VideoJsonRow`] but its history: a tracked video `tv`
+/// joined with its catalog row `pv`, and its tags as JSON.
+const RECORD_HEAD: &str = "
     tv.id AS video_id, pv.platform, pv.external_id, pv.url, pv.title, pv.thumbnail_url,
     pv.author_username, pv.published_at, tv.created_at, tv.tracking_started_at,
     tv.tracking_ends_at, pv.gone_at IS NOT NULL AS gone, pv.failures, tv.notes, tv.budget,
-    tv.campaign, tv.video_status, tv.workflow_status, tv.ecpm,
+    tv.campaign, tv.video_status, tv.workflow_status, tv.ecpm, pv.history_revision,
     (SELECT json_group_array(t.name) FROM video_tags vt JOIN tags t ON t.id = vt.tag_id
-      WHERE vt.tracked_video_id = tv.id) AS tags_json,
+      WHERE vt.tracked_video_id = tv.id) AS tags_json";
+
+/// The in-window history of `tv` as JSON (`[at, views, likes, comments,
+/// reposts, saves]` tuples).
+const HISTORY_JSON: &str = "
     (SELECT json_group_array(json_array(o.captured_at, o.views, o.likes, o.comments, o.reposts, o.saves))
        FROM observations o
       WHERE o.platform_video_id = pv.id
-        AND o.captured_at >= tv.tracking_started_at AND o.captured_at <= tv.tracking_ends_at
-    ) AS history_json";
+        AND o.captured_at >= tv.tracking_started_at AND o.captured_at <= tv.tracking_ends_at)";
+
+/// Whether the reader's stamp (tracking `?3`, revision `?4`) still names
+/// the history (the window is compared by the caller).
+const HISTORY_KNOWN: &str = "coalesce(tv.id = ?3 AND pv.history_revision = ?4, 0)";
 
 #[async_trait]
 impl VideoStore for SqliteStore {
@@ -59,7 +66,7 @@ impl VideoStore for SqliteStore {
             "WITH page AS (
                SELECT tv.id AS page_id {LIST_FROM}
                ORDER BY {order} LIMIT ?6 OFFSET ?7)
-             SELECT {RECORD_COLUMNS}
+             SELECT {RECORD_HEAD}, {HISTORY_JSON} AS history_json, 0 AS history_unchanged
              FROM page JOIN tracked_videos tv ON tv.id = page.page_id
              JOIN platform_videos pv ON pv.id = tv.platform_video_id
              ORDER BY {order}"
@@ -97,36 +104,46 @@ impl VideoStore for SqliteStore {
         Ok(Page { items, total })
     }
 
-    async fn video(
+    async fn read_video(
         &self,
         org: OrgId,
         lookup: &VideoLookup,
         now: DateTime<Utc>,
-    ) -> Result<Option<VideoRecord>, StoreError> {
+        known: Option<&HistoryStamp>,
+    ) -> Result<Option<VideoRead>, StoreError> {
         let base = format!(
-            "SELECT {RECORD_COLUMNS}
+            "SELECT {RECORD_HEAD},
+                    CASE WHEN {HISTORY_KNOWN} THEN NULL ELSE {HISTORY_JSON} END AS history_json,
+                    {HISTORY_KNOWN} AS history_unchanged
              FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
              WHERE tv.organization_id = ?1"
         );
-        let row = match lookup {
-            VideoLookup::Id(id) => {
-                sqlx::query_as::<_, VideoJsonRow>(AssertSqlSafe(format!("{base} AND tv.id = ?2")))
-                    .bind(org.0)
-                    .bind(id.0)
-                    .fetch_optional(&self.pool)
-                    .await?
-            }
-            VideoLookup::ExternalId(ext) => {
-                sqlx::query_as::<_, VideoJsonRow>(AssertSqlSafe(format!(
-                    "{base} AND pv.external_id = ?2 ORDER BY tv.created_at DESC LIMIT 1"
-                )))
-                .bind(org.0)
-                .bind(ext)
-                .fetch_optional(&self.pool)
-                .await?
+        let sql = match lookup {
+            VideoLookup::Id(_) => format!("{base} AND tv.id = ?2"),
+            VideoLookup::ExternalId(_) => {
+                format!("{base} AND pv.external_id = ?2 ORDER BY tv.created_at DESC LIMIT 1")
             }
         };
-        row.map(|r| r.into_record(now)).transpose()
+        let mut known = known;
+        loop {
+            let query = sqlx::query_as::<_, VideoJsonRow>(AssertSqlSafe(sql.clone())).bind(org.0);
+            let query = match lookup {
+                VideoLookup::Id(id) => query.bind(id.0),
+                VideoLookup::ExternalId(ext) => query.bind(ext),
+            };
+            let row = query
+                .bind(known.map(|k| k.video_id.0))
+                .bind(known.map(|k| k.revision))
+                .fetch_optional(&self.pool)
+                .await?;
+            let Some(row) = row else { return Ok(None) };
+            let unchanged = row.video.history_unchanged;
+            match settle_read(row.into_record(now)?, unchanged, known) {
+                Some(read) => return Ok(Some(read)),
+                // Same revision, another window: read the history after all.
+                None => known = None,
+            }
+        }
     }
 
     async fn patch_video(
