@@ -12,6 +12,7 @@ pub mod envelope;
 pub mod error;
 pub mod extract;
 pub mod files;
+pub mod gzip;
 mod health;
 pub mod mail;
 pub mod metrics;
