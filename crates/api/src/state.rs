@@ -15,6 +15,7 @@ use crate::files::{FileStore, LocalFiles};
 use crate::mail::{MailConfig, Mailer};
 use crate::rate_limit::{RateLimitConfig, RateLimits};
 use crate::usage::UsageRecorder;
+use crate::v1::record_cache::RecordCache;
 
 /// Settings of the HTTP layer.
 #[derive(Debug, Clone)]
@@ -42,6 +43,9 @@ pub struct ApiConfig {
     pub files_dir: std::path::PathBuf,
     /// The service's own address, for URLs it hands out (logos).
     pub public_url: String,
+    /// Most bytes of compressed video histories kept for single video
+    /// reads (0 keeps none).
+    pub record_cache_bytes: u64,
 }
 
 impl Default for ApiConfig {
@@ -58,6 +62,7 @@ impl Default for ApiConfig {
             mail: MailConfig::default(),
             files_dir: std::path::PathBuf::from("data/files"),
             public_url: "http://127.0.0.1:8080".into(),
+            record_cache_bytes: 256 << 20,
         }
     }
 }
@@ -91,6 +96,8 @@ pub struct AppState {
     pub mailer: Arc<Mailer>,
     /// Uploaded files.
     pub files: Arc<dyn FileStore>,
+    /// Video histories recently answered.
+    pub records: RecordCache,
 }
 
 impl AppState {
@@ -110,6 +117,7 @@ impl AppState {
             mailer: Arc::new(Mailer::new(&config.mail)),
             files: Arc::new(LocalFiles::new(config.files_dir.clone())),
             limits: Arc::new(RateLimits::new(&config.rate_limits)),
+            records: RecordCache::new(config.record_cache_bytes),
             config: Arc::new(config),
             store,
             clock,

@@ -100,6 +100,11 @@ pub struct ServeArgs {
         default_value = "http://127.0.0.1:8080"
     )]
     pub public_url: String,
+    /// Megabytes of compressed video histories each API node keeps to
+    /// answer single video reads without reading the history again (0 keeps
+    /// none; the database still decides whether a kept history is current).
+    #[arg(long, env = "VIDPULSE_RECORD_CACHE_MB", default_value_t = 256)]
+    pub record_cache_mb: u64,
     /// Runtime settings shared with `worker`.
     #[command(flatten)]
     pub runtime: RuntimeArgs,
@@ -550,6 +555,7 @@ pub const KNOWN_VARIABLES: &[&str] = &[
     "VIDPULSE_NO_WORKER",
     "VIDPULSE_REDIS_URL",
     "VIDPULSE_METRICS_LISTEN",
+    "VIDPULSE_RECORD_CACHE_MB",
     "VIDPULSE_UPGRADE_URL",
     "VIDPULSE_UPSTREAM",
     "VIDPULSE_REFRESH_SCHEDULE",

@@ -3,7 +3,11 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
+use std::sync::Arc;
+
+use axum::http::header::{CONTENT_ENCODING, CONTENT_TYPE, VARY};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, SecondsFormat, Utc};
 use futures::StreamExt;
 use serde::Serialize;
@@ -14,17 +18,20 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 use vidpulse_domain::metrics::cost_per_mille;
 use vidpulse_domain::patch::VideoPatch;
-use vidpulse_domain::{ParsedUrl, Platform, VideoId, VideoRef, parse_video_url};
+use vidpulse_domain::{OrgId, ParsedUrl, Platform, VideoId, VideoRef, parse_video_url};
 use vidpulse_store::{
-    ListQuery, SortKey, SortOrder, TrackBatch, TrackOutcome, VideoLookup, VideoRecord, VideoState,
+    ListQuery, SortKey, SortOrder, TrackBatch, TrackOutcome, VideoLookup, VideoRead, VideoRecord,
+    VideoState,
 };
 
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, TrackSummary, ok};
 use crate::error::{ApiError, ErrorCode, ErrorForm};
 use crate::extract::{JsonBody, PathParam, QueryParams};
+use crate::gzip::{self, Deflated, Part, accepts_gzip};
 use crate::middleware::{RequestContext, flat_errors};
 use crate::state::AppState;
+use crate::v1::record_cache::{ANSWER_OPENING, KeptHistory};
 use crate::v1::stats_map::StatsMap;
 
 /// Most URLs in one track request.
@@ -266,6 +273,17 @@ async fn resolve(app: &AppState, url: &str) -> Result<VideoRef, (Option<Platform
 /// A video record as the API shows it.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct VideoView {
+    /// Metric name → (`YYYY-MM-DD HH:MM:SS.ffffff+00` → value), over the tracking window.
+    #[schema(value_type = BTreeMap<String, BTreeMap<String, i64>>)]
+    pub stats: StatsMap,
+    /// The other fields.
+    #[serde(flatten)]
+    pub fields: VideoFields,
+}
+
+/// A video record as the API shows it, but for its `stats`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct VideoFields {
     /// The organization's id of the video.
     pub video_id: Uuid,
     /// The platform's id.
@@ -282,9 +300,6 @@ pub struct VideoView {
     pub author_username: Option<String>,
     /// When the video was published.
     pub published_at: Option<String>,
-    /// Metric name → (`YYYY-MM-DD HH:MM:SS.ffffff+00` → value), over the tracking window.
-    #[schema(value_type = BTreeMap<String, BTreeMap<String, i64>>)]
-    pub stats: StatsMap,
     /// Latest views.
     pub views: Option<i64>,
     /// Latest likes.
@@ -338,8 +353,17 @@ fn state_name(s: VideoState) -> &'static str {
 
 impl From<VideoRecord> for VideoView {
     fn from(r: VideoRecord) -> Self {
-        let stats = StatsMap::new(&r.history);
         VideoView {
+            stats: StatsMap::new(&r.history),
+            fields: r.into(),
+        }
+    }
+}
+
+impl From<VideoRecord> for VideoFields {
+    /// The fields of a record, its history left aside.
+    fn from(r: VideoRecord) -> Self {
+        VideoFields {
             video_id: r.video_id.0,
             external_video_id: r.external_id,
             platform: r.platform.display_name(),
@@ -348,7 +372,6 @@ impl From<VideoRecord> for VideoView {
             thumbnail_url: r.thumbnail_url,
             author_username: r.author_username,
             published_at: r.published_at.map(rfc3339),
-            stats,
             views: r.latest.views,
             likes: r.latest.likes,
             comments: r.latest.comments,
@@ -526,23 +549,123 @@ fn video_not_found() -> ApiError {
     .with_form(ErrorForm::Flat { with_code: false })
 }
 
+/// Answers a single video read (spec: the two video reads): the record
+/// with its whole history. The history's opening comes from the record
+/// cache when the store finds it unchanged, and goes out gzip-compressed
+/// when the client accepts gzip and it was kept compressed.
 async fn read_video(
     app: &AppState,
     ctx: &RequestContext,
     auth: &ApiKeyAuth,
+    headers: &HeaderMap,
     lookup: VideoLookup,
-) -> Result<Json<Envelope<OneVideo>>, ApiError> {
-    let record = app
+) -> Result<Response, ApiError> {
+    let org = auth.org.id;
+    let known = app.records.get(org, &lookup);
+    let read = app
         .store
-        .video(auth.org.id, &lookup, app.clock.now())
+        .read_video(
+            org,
+            &lookup,
+            app.clock.now(),
+            known.as_ref().map(|k| &k.stamp),
+        )
         .await?
         .ok_or_else(video_not_found)?;
-    Ok(ok(
-        OneVideo {
-            data: record.into(),
-        },
-        Meta::of(ctx),
-    ))
+    let (opening, record) = match read {
+        VideoRead::HistoryUnchanged(mut record) => {
+            let kept = known.ok_or_else(|| {
+                ApiError::internal(&std::io::Error::other(
+                    "the store left out a history the record cache does not hold",
+                ))
+            })?;
+            record.latest = kept.latest;
+            record.stats_updated_at = kept.stats_updated_at;
+            (Opening::Kept(kept), record)
+        }
+        VideoRead::Whole(mut record) => {
+            let history = std::mem::take(&mut record.history);
+            let mut opening = Vec::with_capacity(ANSWER_OPENING.len() + 180 * history.len() + 64);
+            opening.extend_from_slice(ANSWER_OPENING);
+            serde_json::to_writer(&mut opening, &StatsMap::new(&history))
+                .map_err(|e| ApiError::internal(&e))?;
+            opening.push(b',');
+            (keep_opening(app, org, lookup, &record, opening), record)
+        }
+    };
+    let gzip = accepts_gzip(headers);
+    let fields = VideoFields::from(record);
+    // `fields` as an object without its `{`, then the envelope's end.
+    let mut closing = serde_json::to_vec(&fields).map_err(|e| ApiError::internal(&e))?;
+    closing.extend_from_slice(br#"},"meta":"#);
+    serde_json::to_writer(&mut closing, &Meta::of(ctx)).map_err(|e| ApiError::internal(&e))?;
+    closing.push(b'}');
+    let closing = closing.get(1..).unwrap_or_default();
+    let (body, encoding) = match &opening {
+        Opening::Kept(kept) if gzip => (
+            gzip::gzip(&[Part::Deflated(&kept.opening), Part::Plain(closing)]),
+            Some("gzip"),
+        ),
+        Opening::Kept(kept) => (
+            gzip::plain(&[Part::Deflated(&kept.opening), Part::Plain(closing)])
+                .map_err(|e| ApiError::internal(&e))?,
+            None,
+        ),
+        Opening::Plain(bytes) => ([bytes.as_slice(), closing].concat(), None),
+    };
+    let mut response = (
+        [
+            (CONTENT_TYPE, HeaderValue::from_static("application/json")),
+            (VARY, HeaderValue::from_static("accept-encoding")),
+        ],
+        body,
+    )
+        .into_response();
+    if let Some(encoding) = encoding {
+        response
+            .headers_mut()
+            .insert(CONTENT_ENCODING, HeaderValue::from_static(encoding));
+    }
+    Ok(response)
+}
+
+/// The opening of a single video answer: kept (compressed) in the record
+/// cache, or this answer's own.
+enum Opening {
+    /// As the record cache keeps it.
+    Kept(Arc<KeptHistory>),
+    /// Plain bytes, kept nowhere.
+    Plain(Vec<u8>),
+}
+
+/// Keeps a freshly read history's `opening` in the record cache, when it
+/// keeps any; the opening as it is otherwise.
+fn keep_opening(
+    app: &AppState,
+    org: OrgId,
+    lookup: VideoLookup,
+    record: &VideoRecord,
+    opening: Vec<u8>,
+) -> Opening {
+    if !app.records.enabled() {
+        return Opening::Plain(opening);
+    }
+    match Deflated::new(&opening) {
+        Ok(compressed) => Opening::Kept(app.records.keep(
+            org,
+            lookup,
+            KeptHistory {
+                stamp: record.history_stamp(),
+                opening: compressed,
+                latest: record.latest,
+                stats_updated_at: record.stats_updated_at,
+            },
+        )),
+        Err(e) => {
+            tracing::warn!(error = %e, "a video history could not be compressed; answered uncached");
+            Opening::Plain(opening)
+        }
+    }
 }
 
 /// Read one tracked video, with its statistics history, by its `video_id`.
@@ -560,13 +683,14 @@ async fn by_id(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: ApiKeyAuth,
+    headers: HeaderMap,
     path: Result<PathParam, ApiError>,
-) -> Result<Json<Envelope<OneVideo>>, ApiError> {
+) -> Result<Response, ApiError> {
     let id = path
         .ok()
         .and_then(|PathParam(p)| Uuid::parse_str(&p).ok())
         .ok_or_else(video_not_found)?;
-    read_video(&app, &ctx, &auth, VideoLookup::Id(VideoId(id))).await
+    read_video(&app, &ctx, &auth, &headers, VideoLookup::Id(VideoId(id))).await
 }
 
 /// Read one tracked video by the platform's id (the most recently tracked
@@ -585,10 +709,11 @@ async fn by_external_id(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: ApiKeyAuth,
+    headers: HeaderMap,
     path: Result<PathParam, ApiError>,
-) -> Result<Json<Envelope<OneVideo>>, ApiError> {
+) -> Result<Response, ApiError> {
     let PathParam(id) = path.map_err(|_| video_not_found())?;
-    read_video(&app, &ctx, &auth, VideoLookup::ExternalId(id)).await
+    read_video(&app, &ctx, &auth, &headers, VideoLookup::ExternalId(id)).await
 }
 
 /// Editable metadata (see the spec's PATCH table for the rules).

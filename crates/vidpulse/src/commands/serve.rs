@@ -53,6 +53,7 @@ pub async fn run(database_url: &str, args: &ServeArgs) -> anyhow::Result<()> {
         mail,
         files_dir: args.files_dir.clone(),
         public_url: args.public_url.clone(),
+        record_cache_bytes: args.record_cache_mb.saturating_mul(1 << 20),
         rate_limits: vidpulse_api::rate_limit::RateLimitConfig {
             redis_url: args.redis_url.clone(),
             ..Default::default()

@@ -106,3 +106,134 @@ async fn reads_are_scoped_and_bad_ids_are_not_found(
     );
     assert_video_not_found(&app.get("/v1/videos/by-external-id/a%2Fb", Some(&key)).await);
 }
+
+/// A single read as sent, with `accept-encoding` when given: its status,
+/// headers and body, inflated when it came gzip-compressed.
+async fn read_encoded(
+    app: &TestApp,
+    path: &str,
+    key: &str,
+    accept_encoding: Option<&str>,
+) -> crate::helpers::Answer {
+    use std::io::Read;
+    let mut req = app.client.get(app.url(path)).bearer_auth(key);
+    if let Some(accept) = accept_encoding {
+        req = req.header("accept-encoding", accept);
+    }
+    let response = req.send().await.unwrap();
+    let status = response.status();
+    let headers = response.headers().clone();
+    let bytes = response.bytes().await.unwrap();
+    let text = if headers.get("content-encoding").is_some_and(|v| v == "gzip") {
+        let mut text = String::new();
+        flate2::read::GzDecoder::new(&bytes[..])
+            .read_to_string(&mut text)
+            .unwrap();
+        text
+    } else {
+        String::from_utf8(bytes.to_vec()).unwrap()
+    };
+    crate::helpers::Answer {
+        status,
+        headers,
+        body: serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text)),
+    }
+}
+
+#[rstest]
+#[tokio::test]
+async fn single_reads_are_alike_gzip_or_plain_cached_or_not_and_follow_every_change(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+    #[values(256 << 20, 0)] record_cache_bytes: u64,
+) {
+    let mut config = crate::helpers::TestConfig::default();
+    config.api.record_cache_bytes = record_cache_bytes;
+    let app = TestApp::spawn_with(backend, config).await;
+    let (_, key) = app.org_with_key(Plan::Pro).await;
+    let (_, other) = app.org_with_key(Plan::Pro).await;
+    let t = app.track(&key, &[TIKTOK, YOUTUBE]).await;
+    let id = t["data"]["results"][0]["video_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.run_worker_until_idle().await;
+    let by_id = format!("/v1/videos/by-id/{id}");
+    let by_external_id = "/v1/videos/by-external-id/7301234567890123456";
+
+    // Every way of asking gives the same record; only gzip-accepting
+    // clients of a kept history get gzip, and every answer says it varies.
+    let first = read_encoded(&app, &by_id, &key, None).await;
+    assert_eq!(first.status.as_u16(), 200, "{}", first.body);
+    let record = first.body["data"]["data"].clone();
+    assert_eq!(record["stats"]["views"].as_object().unwrap().len(), 1);
+    for accept in [
+        None,
+        Some("gzip"),
+        Some("gzip, br"),
+        Some("gzip;q=0"),
+        Some("identity"),
+    ] {
+        for path in [by_id.as_str(), by_external_id] {
+            let a = read_encoded(&app, path, &key, accept).await;
+            assert_eq!(a.status.as_u16(), 200, "{accept:?} {}", a.body);
+            assert_eq!(a.body["data"]["data"], record, "{accept:?} {path}");
+            assert_eq!(a.body["success"], true);
+            assert_eq!(a.body["meta"]["request_id"], a.request_id());
+            assert_eq!(a.headers["content-type"], "application/json");
+            assert_eq!(a.headers["vary"], "accept-encoding");
+            let gzip = accept.is_some_and(|a| a.starts_with("gzip") && !a.ends_with("q=0"));
+            assert_eq!(
+                a.headers.contains_key("content-encoding"),
+                gzip && record_cache_bytes > 0,
+                "{accept:?}"
+            );
+        }
+    }
+
+    // A change of the record's own fields shows at once, history kept.
+    let a = app
+        .patch(
+            by_external_id,
+            &key,
+            &serde_json::json!({ "notes": "kept?" }),
+        )
+        .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    for accept in [None, Some("gzip")] {
+        let a = read_encoded(&app, &by_id, &key, accept).await;
+        assert_eq!(a.body["data"]["data"]["notes"], "kept?");
+        assert_eq!(a.body["data"]["data"]["stats"], record["stats"]);
+    }
+
+    // A new reading shows at once, in the history and the latest counters.
+    app.advance(chrono::Duration::minutes(15));
+    assert_eq!(app.run_worker_until_idle().await, 2);
+    for accept in [Some("gzip"), None] {
+        for path in [by_id.as_str(), by_external_id] {
+            let a = read_encoded(&app, path, &key, accept).await;
+            let v = &a.body["data"]["data"];
+            let views = v["stats"]["views"].as_object().unwrap();
+            assert_eq!(views.len(), 2, "{accept:?} {path}");
+            assert_eq!(views.values().next_back().unwrap(), &v["views"]);
+            assert_ne!(v["stats_last_updated"], record["stats_last_updated"]);
+        }
+    }
+
+    // Another organization never sees it, kept or not; a deleted tracking
+    // is gone at once.
+    for accept in [None, Some("gzip")] {
+        assert_video_not_found(&read_encoded(&app, &by_id, &other, accept).await);
+        assert_video_not_found(&read_encoded(&app, by_external_id, &other, accept).await);
+    }
+    let simple = uuid::Uuid::parse_str(&id).unwrap().simple().to_string();
+    let id_sql = match backend {
+        Backend::Sqlite => format!("id = x'{simple}'"),
+        Backend::Postgres => format!("id = '{id}'"),
+    };
+    vidpulse_store::testing::delete_tracked_videos(&app.db.url, &id_sql)
+        .await
+        .unwrap();
+    for accept in [None, Some("gzip")] {
+        assert_video_not_found(&read_encoded(&app, &by_id, &key, accept).await);
+    }
+}
