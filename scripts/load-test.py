@@ -14,7 +14,11 @@ store and pool, nothing else). wrk (Debian package `wrk`) then drives, for
 `--duration` seconds each, with `--connections` connections:
 
   ceiling      GET /row/{id}                      (random tracked video)
-  by-id        GET /v1/videos/by-id/{id}          (random tracked video)
+  by-id        GET /v1/videos/by-id/{id}          (random tracked video; the first run
+                                                   reads every history and fills the
+                                                   server's record cache)
+  by-id gzip   the same, `Accept-Encoding: gzip`  (as HTTP clients send it)
+  by-id again  the same, without gzip             (histories kept: the steady state)
   sized ceiling GET /row/{id}?pad=N               (the ceiling answering as many bytes
                                                    as by-id did on average: its
                                                    history makes a record ~46 KB)
@@ -134,6 +138,12 @@ request = function()
                     {["Authorization"] = "Bearer " .. keys[1]})
 end
 """,
+    "by-id gzip": LUA_COMMON + r"""
+request = function()
+  return wrk.format("GET", "/v1/videos/by-id/" .. ids[math.random(#ids)],
+                    {["Authorization"] = "Bearer " .. keys[1], ["Accept-Encoding"] = "gzip"})
+end
+""",
     "stats": LUA_COMMON + r"""
 request = function()
   return wrk.format("GET", "/v1/videos/stats?limit=20", {["Authorization"] = "Bearer " .. keys[1]})
@@ -232,8 +242,8 @@ def main():
 
         wrk_env = dict(os.environ, LT_IDS=ids_file, LT_KEYS=keys_file)
         results = {}
-        for name in ["ceiling", "by-id", "sized ceiling", "stats", "totals", "track"]:
-            kind = "ceiling" if name == "sized ceiling" else name
+        for name in ["ceiling", "by-id", "by-id gzip", "by-id again", "sized ceiling", "stats", "totals", "track"]:
+            kind = {"sized ceiling": "ceiling", "by-id again": "by-id"}.get(name, name)
             script = os.path.join(work, f"{kind}.lua")
             with open(script, "w") as f:
                 f.write(SCRIPTS[kind])
@@ -258,6 +268,8 @@ def main():
                   f"{r['p99']:.2f} | {r['non2xx']} of {r['requests']} | {r['bytes'] / max(r['requests'], 1):.0f} |")
         sized = results["sized ceiling"]["rps"]
         print(f"\nby-id is {100.0 * results['by-id']['rps'] / sized:.0f}% of the ceiling answering as many bytes")
+        print(f"by-id with its histories kept: {100.0 * results['by-id gzip']['rps'] / ceiling_rps:.0f}% of the "
+              f"ceiling with gzip, {100.0 * results['by-id again']['rps'] / ceiling_rps:.0f}% without")
         print(f"\nServer memory (RSS): {idle_rss / 1024:.0f} MiB idle, {peak_rss / 1024:.0f} MiB peak under load; "
               f"of it the process's own (RssAnon) {idle_anon / 1024:.0f} MiB idle, {after_anon / 1024:.0f} MiB after the load")
     finally:
