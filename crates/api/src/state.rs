@@ -67,9 +67,22 @@ impl Default for ApiConfig {
     }
 }
 
-/// Shared state of the HTTP server; cheap to clone.
+/// Shared state of the HTTP server: one pointer, so cloning it (every
+/// extractor of every request does) is one counter increment.
 #[derive(Debug, Clone)]
-pub struct AppState {
+pub struct AppState(Arc<SharedState>);
+
+impl std::ops::Deref for AppState {
+    type Target = SharedState;
+
+    fn deref(&self) -> &SharedState {
+        &self.0
+    }
+}
+
+/// What every handler can reach, through [`AppState`].
+#[derive(Debug)]
+pub struct SharedState {
     /// The store.
     pub store: Arc<dyn Store>,
     /// The clock.
@@ -110,7 +123,7 @@ impl AppState {
         config: ApiConfig,
         refresh_wake: Arc<Notify>,
     ) -> Self {
-        Self {
+        Self(Arc::new(SharedState {
             usage: UsageRecorder::new(store.clone()),
             keys: KeyCache::new(config.key_cache_ttl),
             identity: Arc::new(Identity::new(config.identity.clone())),
@@ -125,6 +138,6 @@ impl AppState {
             resolver,
             refresh_wake,
             jobs_wake: Arc::new(Notify::new()),
-        }
+        }))
     }
 }

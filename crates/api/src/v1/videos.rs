@@ -593,7 +593,6 @@ async fn read_video(
             (keep_opening(app, org, lookup, &record, opening), record)
         }
     };
-    let gzip = accepts_gzip(headers);
     let fields = VideoFields::from(record);
     // `fields` as an object without its `{`, then the envelope's end.
     let mut closing = serde_json::to_vec(&fields).map_err(|e| ApiError::internal(&e))?;
@@ -601,10 +600,16 @@ async fn read_video(
     serde_json::to_writer(&mut closing, &Meta::of(ctx)).map_err(|e| ApiError::internal(&e))?;
     closing.push(b'}');
     let closing = closing.get(1..).unwrap_or_default();
-    let (body, encoding) = match &opening {
+    single_answer(&opening, closing, accepts_gzip(headers))
+}
+
+/// The answer made of `opening` and `closing`: gzip-compressed when the
+/// opening was kept compressed and the client accepts gzip, plain otherwise.
+fn single_answer(opening: &Opening, closing: &[u8], gzip: bool) -> Result<Response, ApiError> {
+    let (body, encoding) = match opening {
         Opening::Kept(kept) if gzip => (
             gzip::gzip(&[Part::Deflated(&kept.opening), Part::Plain(closing)]),
-            Some("gzip"),
+            Some(HeaderValue::from_static("gzip")),
         ),
         Opening::Kept(kept) => (
             gzip::plain(&[Part::Deflated(&kept.opening), Part::Plain(closing)])
@@ -622,9 +627,7 @@ async fn read_video(
     )
         .into_response();
     if let Some(encoding) = encoding {
-        response
-            .headers_mut()
-            .insert(CONTENT_ENCODING, HeaderValue::from_static(encoding));
+        response.headers_mut().insert(CONTENT_ENCODING, encoding);
     }
     Ok(response)
 }

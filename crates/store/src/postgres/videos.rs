@@ -1,5 +1,7 @@
 //! Tracked videos on PostgreSQL.
 
+use std::sync::LazyLock;
+
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use sqlx::{AssertSqlSafe, Postgres, Transaction};
@@ -54,6 +56,33 @@ fn history_join(known: &str) -> String {
 /// the history (the window is compared by the caller).
 const HISTORY_KNOWN: &str =
     "coalesce(tv.id = $3::uuid AND pv.history_revision = $4::bigint, false)";
+
+/// The statements of [`VideoStore::read_video`], by id and by external id,
+/// made once.
+fn read_video_sql(lookup: &VideoLookup) -> &'static str {
+    static BY_ID: LazyLock<String> = LazyLock::new(|| read_video_statement(false));
+    static BY_EXTERNAL_ID: LazyLock<String> = LazyLock::new(|| read_video_statement(true));
+    match lookup {
+        VideoLookup::Id(_) => &BY_ID,
+        VideoLookup::ExternalId(_) => &BY_EXTERNAL_ID,
+    }
+}
+
+/// The statement reading a record by id, or by external id.
+fn read_video_statement(by_external_id: bool) -> String {
+    let base = format!(
+        "SELECT {RECORD_COLUMNS}, {HISTORY_KNOWN} AS history_unchanged
+         FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+         {history}
+         WHERE tv.organization_id = $1",
+        history = history_join(HISTORY_KNOWN)
+    );
+    if by_external_id {
+        format!("{base} AND pv.external_id = $2 ORDER BY tv.created_at DESC LIMIT 1")
+    } else {
+        format!("{base} AND tv.id = $2")
+    }
+}
 
 #[async_trait]
 impl VideoStore for PgStore {
@@ -126,22 +155,10 @@ impl VideoStore for PgStore {
         now: DateTime<Utc>,
         known: Option<&HistoryStamp>,
     ) -> Result<Option<VideoRead>, StoreError> {
-        let base = format!(
-            "SELECT {RECORD_COLUMNS}, {HISTORY_KNOWN} AS history_unchanged
-             FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
-             {history}
-             WHERE tv.organization_id = $1",
-            history = history_join(HISTORY_KNOWN)
-        );
-        let sql = match lookup {
-            VideoLookup::Id(_) => format!("{base} AND tv.id = $2"),
-            VideoLookup::ExternalId(_) => {
-                format!("{base} AND pv.external_id = $2 ORDER BY tv.created_at DESC LIMIT 1")
-            }
-        };
+        let sql = read_video_sql(lookup);
         let mut known = known;
         loop {
-            let query = sqlx::query_as::<_, VideoArrayRow>(AssertSqlSafe(sql.clone())).bind(org.0);
+            let query = sqlx::query_as::<_, VideoArrayRow>(AssertSqlSafe(sql)).bind(org.0);
             let query = match lookup {
                 VideoLookup::Id(id) => query.bind(id.0),
                 VideoLookup::ExternalId(ext) => query.bind(ext),

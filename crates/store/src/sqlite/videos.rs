@@ -1,5 +1,7 @@
 //! Tracked videos on SQLite.
 
+use std::sync::LazyLock;
+
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use sqlx::{AssertSqlSafe, Sqlite, Transaction};
@@ -41,6 +43,33 @@ const HISTORY_JSON: &str = "
 /// Whether the reader's stamp (tracking `?3`, revision `?4`) still names
 /// the history (the window is compared by the caller).
 const HISTORY_KNOWN: &str = "coalesce(tv.id = ?3 AND pv.history_revision = ?4, 0)";
+
+/// The statements of [`VideoStore::read_video`], by id and by external id,
+/// made once.
+fn read_video_sql(lookup: &VideoLookup) -> &'static str {
+    static BY_ID: LazyLock<String> = LazyLock::new(|| read_video_statement(false));
+    static BY_EXTERNAL_ID: LazyLock<String> = LazyLock::new(|| read_video_statement(true));
+    match lookup {
+        VideoLookup::Id(_) => &BY_ID,
+        VideoLookup::ExternalId(_) => &BY_EXTERNAL_ID,
+    }
+}
+
+/// The statement reading a record by id, or by external id.
+fn read_video_statement(by_external_id: bool) -> String {
+    let base = format!(
+        "SELECT {RECORD_HEAD},
+                CASE WHEN {HISTORY_KNOWN} THEN NULL ELSE {HISTORY_JSON} END AS history_json,
+                {HISTORY_KNOWN} AS history_unchanged
+         FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+         WHERE tv.organization_id = ?1"
+    );
+    if by_external_id {
+        format!("{base} AND pv.external_id = ?2 ORDER BY tv.created_at DESC LIMIT 1")
+    } else {
+        format!("{base} AND tv.id = ?2")
+    }
+}
 
 #[async_trait]
 impl VideoStore for SqliteStore {
@@ -111,22 +140,10 @@ impl VideoStore for SqliteStore {
         now: DateTime<Utc>,
         known: Option<&HistoryStamp>,
     ) -> Result<Option<VideoRead>, StoreError> {
-        let base = format!(
-            "SELECT {RECORD_HEAD},
-                    CASE WHEN {HISTORY_KNOWN} THEN NULL ELSE {HISTORY_JSON} END AS history_json,
-                    {HISTORY_KNOWN} AS history_unchanged
-             FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
-             WHERE tv.organization_id = ?1"
-        );
-        let sql = match lookup {
-            VideoLookup::Id(_) => format!("{base} AND tv.id = ?2"),
-            VideoLookup::ExternalId(_) => {
-                format!("{base} AND pv.external_id = ?2 ORDER BY tv.created_at DESC LIMIT 1")
-            }
-        };
+        let sql = read_video_sql(lookup);
         let mut known = known;
         loop {
-            let query = sqlx::query_as::<_, VideoJsonRow>(AssertSqlSafe(sql.clone())).bind(org.0);
+            let query = sqlx::query_as::<_, VideoJsonRow>(AssertSqlSafe(sql)).bind(org.0);
             let query = match lookup {
                 VideoLookup::Id(id) => query.bind(id.0),
                 VideoLookup::ExternalId(ext) => query.bind(ext),
