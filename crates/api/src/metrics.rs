@@ -4,12 +4,14 @@
 //! jobs by state (from the database, so the whole fleet's), and the calls,
 //! failures and quota of this process's platform upstreams.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::http::header;
+use axum::http::{Method, header};
 use axum::response::IntoResponse;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
@@ -66,19 +68,51 @@ pub fn install() {
     let _ = handle();
 }
 
+/// The counter and histogram of one method, route and status.
+type RequestMetrics = (metrics::Counter, metrics::Histogram);
+
+/// Handles by route, then method and status.
+type Handles = HashMap<String, HashMap<(Method, u16), RequestMetrics>>;
+
+thread_local! {
+    /// This thread's handles: the
+    /// recorder finds a handle by hashing its name and labels, which the
+    /// request path then does once per thread and kind of request, not per
+    /// request.
+    static HANDLES: RefCell<Handles> = RefCell::default();
+}
+
 /// Counts one answered request.
-pub fn record_request(method: &str, route: &str, status: u16, elapsed: Duration) {
+pub fn record_request(method: &Method, route: &str, status: u16, elapsed: Duration) {
+    HANDLES.with_borrow_mut(|handles| {
+        if !handles.contains_key(route) {
+            handles.insert(route.to_owned(), HashMap::new());
+        }
+        let Some(by_route) = handles.get_mut(route) else {
+            return;
+        };
+        let (requests, duration) = by_route
+            .entry((method.clone(), status))
+            .or_insert_with(|| request_metrics(method.as_str(), route, status));
+        requests.increment(1);
+        duration.record(elapsed.as_secs_f64());
+    });
+}
+
+/// The handles of one method, route and status, from the recorder.
+fn request_metrics(method: &str, route: &str, status: u16) -> RequestMetrics {
     let labels = [("method", method.to_owned()), ("route", route.to_owned())];
-    metrics::counter!(
-        REQUESTS,
-        &[
-            ("method", method.to_owned()),
-            ("route", route.to_owned()),
-            ("status", status.to_string()),
-        ]
+    (
+        metrics::counter!(
+            REQUESTS,
+            &[
+                ("method", method.to_owned()),
+                ("route", route.to_owned()),
+                ("status", status.to_string()),
+            ]
+        ),
+        metrics::histogram!(DURATION, &labels),
     )
-    .increment(1);
-    metrics::histogram!(DURATION, &labels).record(elapsed.as_secs_f64());
 }
 
 /// `GET /metrics`: the Prometheus text exposition format.

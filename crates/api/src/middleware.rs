@@ -55,11 +55,7 @@ pub async fn request_context(
     let ctx = RequestContext::new();
     req.extensions_mut().insert(ctx.clone());
     let method = req.method().clone();
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or("unmatched", MatchedPath::as_str)
-        .to_owned();
+    let route = req.extensions().get::<MatchedPath>().cloned();
     let span = tracing::info_span!(
         "request",
         request_id = %ctx.id,
@@ -76,8 +72,8 @@ pub async fn request_context(
     let status = response.status();
     let elapsed_ms = ctx.elapsed_ms();
     crate::metrics::record_request(
-        method.as_str(),
-        &route,
+        &method,
+        route.as_ref().map_or("unmatched", MatchedPath::as_str),
         status.as_u16(),
         ctx.started.elapsed(),
     );
