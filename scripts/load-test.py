@@ -283,6 +283,9 @@ def main():
               f"median of {args.rounds} alternating rounds\n")
         for name, runs in rounds.items():
             print(f"{name} rounds: " + ", ".join(f"{r['rps']:.0f}" for r in runs) + " req/s")
+        shares = sorted(100.0 * g["rps"] / c["rps"] for g, c in zip(rounds["by-id gzip"], rounds["ceiling"]))
+        print("by-id gzip / ceiling, round by round: " + ", ".join(f"{x:.0f}%" for x in shares)
+              + f" (median {shares[len(shares) // 2]:.0f}%)")
         print()
         print("| endpoint | req/s | % of ceiling | p50 ms | p90 ms | p99 ms | non-2xx | bytes/answer |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|")
