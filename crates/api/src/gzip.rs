@@ -126,13 +126,7 @@ pub fn gzip(parts: &[Part]) -> Vec<u8> {
             }
         }
     }
-    let len: u64 = parts
-        .iter()
-        .map(|p| match p {
-            Part::Deflated(d) => d.len,
-            Part::Plain(b) => b.len() as u64,
-        })
-        .sum();
+    let len = plain_len(parts);
     stored_block(&mut out, &[], true);
     out.extend_from_slice(&crc.finalize().to_le_bytes());
     // ISIZE is the length modulo 2^32 (RFC 1952, 2.3.1).
@@ -140,15 +134,20 @@ pub fn gzip(parts: &[Part]) -> Vec<u8> {
     out
 }
 
-/// The parts, one after the other, uncompressed.
-pub fn plain(parts: &[Part]) -> io::Result<Vec<u8>> {
-    let size: u64 = parts
+/// The parts' length uncompressed.
+fn plain_len(parts: &[Part]) -> u64 {
+    parts
         .iter()
         .map(|p| match p {
             Part::Deflated(d) => d.len,
             Part::Plain(b) => b.len() as u64,
         })
-        .sum();
+        .sum()
+}
+
+/// The parts, one after the other, uncompressed.
+pub fn plain(parts: &[Part]) -> io::Result<Vec<u8>> {
+    let size = plain_len(parts);
     let mut out = Vec::with_capacity(usize::try_from(size).map_err(io::Error::other)?);
     for part in parts {
         match part {

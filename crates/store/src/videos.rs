@@ -1,5 +1,7 @@
 //! Tracked videos: tracking URLs, listing, reading and annotating them.
 
+use std::sync::LazyLock;
+
 use async_trait::async_trait;
 use chrono::{DateTime, Days, Duration, NaiveDate, NaiveTime, Utc};
 use vidpulse_domain::patch::{VideoPatch, VideoStatus, WorkflowStatus};
@@ -167,6 +169,31 @@ pub enum VideoLookup {
     Id(VideoId),
     /// By the platform's id (the most recently tracked when two platforms share it).
     ExternalId(String),
+}
+
+/// A backend's two statements for reading a record, by id and by external
+/// id, each made on first use.
+pub(crate) struct StatementsByLookup {
+    by_id: LazyLock<String>,
+    by_external_id: LazyLock<String>,
+}
+
+impl StatementsByLookup {
+    /// Statements that `by_id` and `by_external_id` make.
+    pub(crate) const fn new(by_id: fn() -> String, by_external_id: fn() -> String) -> Self {
+        Self {
+            by_id: LazyLock::new(by_id),
+            by_external_id: LazyLock::new(by_external_id),
+        }
+    }
+
+    /// The statement for `lookup`.
+    pub(crate) fn get(&self, lookup: &VideoLookup) -> &str {
+        match lookup {
+            VideoLookup::Id(_) => &self.by_id,
+            VideoLookup::ExternalId(_) => &self.by_external_id,
+        }
+    }
 }
 
 /// Listing filter on the refresh state.

@@ -1,7 +1,5 @@
 //! Tracked videos on PostgreSQL.
 
-use std::sync::LazyLock;
-
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use sqlx::{AssertSqlSafe, Postgres, Transaction};
@@ -17,8 +15,8 @@ use crate::StoreError;
 use crate::rollup::{Scope, Shares};
 use crate::rows::{VideoArrayRow, list_order, state_name};
 use crate::videos::{
-    HistoryStamp, ListQuery, Page, PatchOutcome, TagsResult, TrackBatch, TrackOutcome,
-    TrackedVideo, VideoLookup, VideoRead, VideoRecord, VideoStore,
+    HistoryStamp, ListQuery, Page, PatchOutcome, StatementsByLookup, TagsResult, TrackBatch,
+    TrackOutcome, TrackedVideo, VideoLookup, VideoRead, VideoRecord, VideoStore,
 };
 use crate::videos::{QuotaPolicy, quota_day, settle_read};
 
@@ -57,16 +55,11 @@ fn history_join(known: &str) -> String {
 const HISTORY_KNOWN: &str =
     "coalesce(tv.id = $3::uuid AND pv.history_revision = $4::bigint, false)";
 
-/// The statements of [`VideoStore::read_video`], by id and by external id,
-/// made once.
-fn read_video_sql(lookup: &VideoLookup) -> &'static str {
-    static BY_ID: LazyLock<String> = LazyLock::new(|| read_video_statement(false));
-    static BY_EXTERNAL_ID: LazyLock<String> = LazyLock::new(|| read_video_statement(true));
-    match lookup {
-        VideoLookup::Id(_) => &BY_ID,
-        VideoLookup::ExternalId(_) => &BY_EXTERNAL_ID,
-    }
-}
+/// The statements of [`VideoStore::read_video`].
+static READ_VIDEO: StatementsByLookup = StatementsByLookup::new(
+    || read_video_statement(false),
+    || read_video_statement(true),
+);
 
 /// The statement reading a record by id, or by external id.
 fn read_video_statement(by_external_id: bool) -> String {
@@ -155,7 +148,7 @@ impl VideoStore for PgStore {
         now: DateTime<Utc>,
         known: Option<&HistoryStamp>,
     ) -> Result<Option<VideoRead>, StoreError> {
-        let sql = read_video_sql(lookup);
+        let sql = READ_VIDEO.get(lookup);
         let mut known = known;
         loop {
             let query = sqlx::query_as::<_, VideoArrayRow>(AssertSqlSafe(sql)).bind(org.0);
