@@ -178,7 +178,7 @@ where
     let videos: Vec<i64> = first_days.keys().copied().collect();
     for chunk in videos.chunks(CHUNK) {
         let mut q = QueryBuilder::<DB>::new(
-            "UPDATE platform_videos SET history_revision = history_revision + 1 WHERE id IN (",
+            "UPDATE platform_videos SET revision = revision + 1 WHERE id IN (",
         );
         let mut ids = q.separated(", ");
         for id in chunk {

@@ -51,9 +51,9 @@ pub use refresh::{CatalogMeta, DueVideo, RefreshOutcome, RefreshStore, RefreshWr
 pub use usage::{UsageDay, UsageDelta, UsageStore};
 pub use users::{Member, Membership, OrgSettings, RemoveMember, User, UserStore};
 pub use videos::{
-    HistoryStamp, ListQuery, Page, PatchOutcome, QuotaPolicy, SortKey, SortOrder, StatusFilter,
-    TagsResult, TrackBatch, TrackOutcome, TrackedVideo, VideoLookup, VideoRead, VideoRecord,
-    VideoState, VideoStore,
+    ListQuery, Page, PatchOutcome, QuotaPolicy, RecordStamp, SortKey, SortOrder, StatusFilter,
+    TagsResult, TrackBatch, TrackOutcome, TrackedVideo, VideoLookup, VideoRecord, VideoState,
+    VideoStore,
 };
 
 /// Which database a store runs on.

@@ -17,7 +17,7 @@ use crate::creators::{
 };
 use crate::orgs::{ApiKeyOwner, ApiKeyRecord, Organization};
 use crate::refresh::DueVideo;
-use crate::videos::{VideoRecord, VideoState};
+use crate::videos::{RecordStamp, VideoRecord, VideoState};
 
 fn corrupt(what: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt(what.to_string())
@@ -132,9 +132,10 @@ pub(crate) struct VideoRow {
     pub video_status: String,
     pub workflow_status: String,
     pub ecpm: Option<f64>,
-    pub history_revision: i64,
-    /// Whether the history was left out: still the one the reader knows.
-    pub history_unchanged: bool,
+    /// The tracked video's revision.
+    pub revision: i64,
+    /// The catalog video's revision.
+    pub catalog_revision: i64,
 }
 
 /// A whole record on SQLite: tags and history as JSON arrays (`tags_json`:
@@ -296,7 +297,11 @@ impl VideoRow {
             ecpm: self.ecpm,
             tags,
             history,
-            history_revision: self.history_revision,
+            stamp: RecordStamp {
+                video_id: VideoId(self.video_id),
+                revision: self.revision,
+                catalog_revision: self.catalog_revision,
+            },
         })
     }
 }

@@ -181,8 +181,9 @@ async fn text_rows(url: &str, sql: &str) -> Result<Vec<String>, StoreError> {
     })
 }
 
-/// Runs each of `statements` on the database at `url`, in order.
-async fn execute(url: &str, statements: &[&str]) -> Result<(), StoreError> {
+/// Runs each of `statements` on the database at `url`, in order, behind
+/// the store's back (as an operator, or a future write path, would).
+pub async fn execute(url: &str, statements: &[&str]) -> Result<(), StoreError> {
     use sqlx::Connection;
     match Backend::of_url(url)? {
         Backend::Sqlite => {

@@ -1,9 +1,12 @@
 //! Tracked videos: tracking URLs, listing, reading and annotating them.
 
-use std::sync::LazyLock;
+use std::sync::OnceLock;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Days, Duration, NaiveDate, NaiveTime, Utc};
+use sqlx::query::QueryAs;
+use sqlx::{Database, Encode, Type};
+use uuid::Uuid;
 use vidpulse_domain::patch::{VideoPatch, VideoStatus, WorkflowStatus};
 use vidpulse_domain::{ApiKeyId, Counters, Observation, OrgId, Plan, Platform, VideoId, VideoRef};
 
@@ -119,47 +122,32 @@ pub struct VideoRecord {
     pub tags: Vec<String>,
     /// Observations inside the tracking window, oldest first.
     pub history: Vec<Observation>,
-    /// The catalog video's history revision (see [`HistoryStamp`]).
-    pub history_revision: i64,
+    /// The version of everything above.
+    pub stamp: RecordStamp,
 }
 
 impl VideoRecord {
-    /// The stamp of this record's history.
-    pub fn history_stamp(&self) -> HistoryStamp {
-        HistoryStamp {
-            video_id: self.video_id,
-            revision: self.history_revision,
-            from: self.tracking_started_at,
-            to: self.tracking_ends_at,
-        }
+    /// When time alone next changes this record: the end of its tracking
+    /// window while it is active (it becomes completed); never otherwise.
+    pub fn changes_at(&self) -> Option<DateTime<Utc>> {
+        (self.state == VideoState::Active).then_some(self.tracking_ends_at)
     }
 }
 
-/// Names one version of a record's history: the tracking, its window, and
-/// the revision of the catalog video's readings (moved by every write that
-/// adds or removes one). Two reads with the same stamp carry the same
-/// history, so a reader may keep what it made of a history under its stamp.
+/// Names one version of a record: the tracking, and the revisions of its
+/// two rows, moved in the database by every change of what the record
+/// shows (its columns, tags and readings; migration 0011). Two reads with
+/// the same stamp read the same record, but for what time alone changes
+/// ([`VideoRecord::changes_at`]), so a reader may keep what it made of a
+/// record under its stamp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct HistoryStamp {
+pub struct RecordStamp {
     /// The organization's id of the video.
     pub video_id: VideoId,
-    /// The catalog video's history revision.
+    /// The tracked video's revision (its columns and tags).
     pub revision: i64,
-    /// Tracking window start.
-    pub from: DateTime<Utc>,
-    /// Tracking window end.
-    pub to: DateTime<Utc>,
-}
-
-/// A record as [`VideoStore::read_video`] found it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum VideoRead {
-    /// The whole record.
-    Whole(VideoRecord),
-    /// The record without its history, which is still the one the caller's
-    /// stamp names: `history` is empty, `latest` and `stats_updated_at`
-    /// unset (they are read off the history).
-    HistoryUnchanged(VideoRecord),
+    /// The catalog video's revision (its columns and readings).
+    pub catalog_revision: i64,
 }
 
 /// How to find one tracked video.
@@ -171,28 +159,54 @@ pub enum VideoLookup {
     ExternalId(String),
 }
 
-/// A backend's two statements for reading a record, by id and by external
-/// id, each made on first use.
+impl VideoLookup {
+    /// `query` with this lookup's key bound as its next parameter.
+    pub(crate) fn bind<'q, DB: Database, O>(
+        &'q self,
+        query: QueryAs<'q, DB, O, DB::Arguments>,
+    ) -> QueryAs<'q, DB, O, DB::Arguments>
+    where
+        Uuid: Encode<'q, DB> + Type<DB>,
+        &'q str: Encode<'q, DB> + Type<DB>,
+    {
+        match self {
+            Self::Id(id) => query.bind(id.0),
+            Self::ExternalId(external_id) => query.bind(external_id.as_str()),
+        }
+    }
+}
+
+/// A backend's statement for finding one tracked video, by id and by
+/// external id: the statement `make`s from the condition of each (on
+/// `tv.organization_id` bound first), made on first use.
 pub(crate) struct StatementsByLookup {
-    by_id: LazyLock<String>,
-    by_external_id: LazyLock<String>,
+    make: fn(&str) -> String,
+    by_id: (&'static str, OnceLock<String>),
+    by_external_id: (&'static str, OnceLock<String>),
 }
 
 impl StatementsByLookup {
-    /// Statements that `by_id` and `by_external_id` make.
-    pub(crate) const fn new(by_id: fn() -> String, by_external_id: fn() -> String) -> Self {
+    /// Statements `make` makes from the conditions by id and by external
+    /// id, each ending a `WHERE` with the lookup's key bound second.
+    pub(crate) const fn new(
+        make: fn(&str) -> String,
+        by_id: &'static str,
+        by_external_id: &'static str,
+    ) -> Self {
         Self {
-            by_id: LazyLock::new(by_id),
-            by_external_id: LazyLock::new(by_external_id),
+            make,
+            by_id: (by_id, OnceLock::new()),
+            by_external_id: (by_external_id, OnceLock::new()),
         }
     }
 
     /// The statement for `lookup`.
     pub(crate) fn get(&self, lookup: &VideoLookup) -> &str {
-        match lookup {
+        let (condition, made) = match lookup {
             VideoLookup::Id(_) => &self.by_id,
             VideoLookup::ExternalId(_) => &self.by_external_id,
-        }
+        };
+        made.get_or_init(|| (self.make)(condition))
     }
 }
 
@@ -288,33 +302,21 @@ pub trait VideoStore {
         now: DateTime<Utc>,
     ) -> Result<Page<VideoRecord>, StoreError>;
 
-    /// One tracked video of the organization, in one query; its history is
-    /// not read again when `known` still names it (same tracking, window and
-    /// revision).
-    async fn read_video(
-        &self,
-        org: OrgId,
-        lookup: &VideoLookup,
-        now: DateTime<Utc>,
-        known: Option<&HistoryStamp>,
-    ) -> Result<Option<VideoRead>, StoreError>;
-
-    /// One tracked video of the organization, whole.
+    /// One tracked video of the organization, whole, in one query.
     async fn video(
         &self,
         org: OrgId,
         lookup: &VideoLookup,
         now: DateTime<Utc>,
-    ) -> Result<Option<VideoRecord>, StoreError> {
-        match self.read_video(org, lookup, now, None).await? {
-            Some(VideoRead::Whole(record)) => Ok(Some(record)),
-            None => Ok(None),
-            // Nothing was known, so the history is always read.
-            Some(VideoRead::HistoryUnchanged(_)) => Err(StoreError::Corrupt(
-                "a record read without a stamp came without its history".into(),
-            )),
-        }
-    }
+    ) -> Result<Option<VideoRecord>, StoreError>;
+
+    /// The stamp of the organization's tracked video as it is now: one
+    /// small row, for a reader to tell whether a record it kept is current.
+    async fn record_stamp(
+        &self,
+        org: OrgId,
+        lookup: &VideoLookup,
+    ) -> Result<Option<RecordStamp>, StoreError>;
 
     /// Applies a validated PATCH to the organization's video with that
     /// external id, in one transaction; `None` when there is no such video.
@@ -348,22 +350,4 @@ pub(crate) fn quota_day(now: DateTime<Utc>) -> (NaiveDate, DateTime<Utc>) {
             d.and_time(NaiveTime::MIN).and_utc()
         });
     (today, tomorrow)
-}
-
-/// What a by-key read makes of its record: whole when the history was read;
-/// unchanged when the stamp matched in the database (tracking and revision)
-/// and the window matches too; `None` when only the window moved (an import
-/// moved the tracking start back): the caller reads again, whole.
-pub(crate) fn settle_read(
-    record: VideoRecord,
-    history_unchanged: bool,
-    known: Option<&HistoryStamp>,
-) -> Option<VideoRead> {
-    if !history_unchanged {
-        Some(VideoRead::Whole(record))
-    } else if known.is_some_and(|k| *k == record.history_stamp()) {
-        Some(VideoRead::HistoryUnchanged(record))
-    } else {
-        None
-    }
 }

@@ -18,20 +18,19 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 use vidpulse_domain::metrics::cost_per_mille;
 use vidpulse_domain::patch::VideoPatch;
-use vidpulse_domain::{OrgId, ParsedUrl, Platform, VideoId, VideoRef, parse_video_url};
+use vidpulse_domain::{ParsedUrl, Platform, VideoId, VideoRef, parse_video_url};
 use vidpulse_store::{
-    ListQuery, SortKey, SortOrder, TrackBatch, TrackOutcome, VideoLookup, VideoRead, VideoRecord,
-    VideoState,
+    ListQuery, SortKey, SortOrder, TrackBatch, TrackOutcome, VideoLookup, VideoRecord, VideoState,
 };
 
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, TrackSummary, ok};
 use crate::error::{ApiError, ErrorCode, ErrorForm};
 use crate::extract::{JsonBody, PathParam, QueryParams};
-use crate::gzip::{self, Deflated, Part, accepts_gzip};
+use crate::gzip::{self, Part, accepts_gzip};
 use crate::middleware::{RequestContext, flat_errors};
 use crate::state::AppState;
-use crate::v1::record_cache::{ANSWER_OPENING, KeptHistory};
+use crate::v1::record_cache::{ANSWER_OPENING, KeptAnswer};
 use crate::v1::stats_map::StatsMap;
 
 /// Most URLs in one track request.
@@ -550,9 +549,10 @@ fn video_not_found() -> ApiError {
 }
 
 /// Answers a single video read (spec: the two video reads): the record
-/// with its whole history. The history's opening comes from the record
-/// cache when the store finds it unchanged, and goes out gzip-compressed
-/// when the client accepts gzip and it was kept compressed.
+/// with its whole history. When this node kept the answer and the database
+/// finds the record's stamp unchanged, the kept answer goes out with this
+/// request's `meta`, gzip-compressed when the client accepts gzip;
+/// otherwise the record is read whole, answered and kept.
 async fn read_video(
     app: &AppState,
     ctx: &RequestContext,
@@ -561,46 +561,50 @@ async fn read_video(
     lookup: VideoLookup,
 ) -> Result<Response, ApiError> {
     let org = auth.org.id;
-    let known = app.records.get(org, &lookup);
-    let read = app
+    let now = app.clock.now();
+    let gzip = accepts_gzip(headers);
+    let mut closing = serde_json::to_vec(&Meta::of(ctx)).map_err(|e| ApiError::internal(&e))?;
+    closing.push(b'}');
+    if let Some(kept) = app.records.get(org, &lookup) {
+        let stamp = app
+            .store
+            .record_stamp(org, &lookup)
+            .await?
+            .ok_or_else(video_not_found)?;
+        if kept.is_current(&stamp, now) {
+            return single_answer(&Opening::Kept(kept), &closing, gzip);
+        }
+    }
+    let record = app
         .store
-        .read_video(
-            org,
-            &lookup,
-            app.clock.now(),
-            known.as_ref().map(|k| &k.stamp),
-        )
+        .video(org, &lookup, now)
         .await?
         .ok_or_else(video_not_found)?;
-    let (opening, record) = match read {
-        VideoRead::HistoryUnchanged(mut record) => {
-            let kept = known.ok_or_else(|| {
-                ApiError::internal(&std::io::Error::other(
-                    "the store left out a history the record cache does not hold",
-                ))
-            })?;
-            record.latest = kept.latest;
-            record.stats_updated_at = kept.stats_updated_at;
-            (Opening::Kept(kept), record)
-        }
-        VideoRead::Whole(mut record) => {
-            let history = std::mem::take(&mut record.history);
-            let mut opening = Vec::with_capacity(ANSWER_OPENING.len() + 180 * history.len() + 64);
-            opening.extend_from_slice(ANSWER_OPENING);
-            serde_json::to_writer(&mut opening, &StatsMap::new(&history))
-                .map_err(|e| ApiError::internal(&e))?;
-            opening.push(b',');
-            (keep_opening(app, org, lookup, &record, opening), record)
-        }
+    let (stamp, changes_at) = (record.stamp, record.changes_at());
+    let body = answer_until_meta(record)?;
+    let opening = match app.records.keep(org, lookup, stamp, changes_at, &body) {
+        Some(kept) if gzip => Opening::Kept(kept),
+        _ => Opening::Plain(body),
     };
-    let fields = VideoFields::from(record);
-    // `fields` as an object without its `{`, then the envelope's end.
-    let mut closing = serde_json::to_vec(&fields).map_err(|e| ApiError::internal(&e))?;
-    closing.extend_from_slice(br#"},"meta":"#);
-    serde_json::to_writer(&mut closing, &Meta::of(ctx)).map_err(|e| ApiError::internal(&e))?;
-    closing.push(b'}');
-    let closing = closing.get(1..).unwrap_or_default();
-    single_answer(&opening, closing, accepts_gzip(headers))
+    single_answer(&opening, &closing, gzip)
+}
+
+/// A single read's answer of `record` up to its `meta` value:
+/// [`ANSWER_OPENING`], the `stats` object, the other fields, `},"meta":`.
+fn answer_until_meta(mut record: VideoRecord) -> Result<Vec<u8>, ApiError> {
+    let history = std::mem::take(&mut record.history);
+    let mut body = Vec::with_capacity(ANSWER_OPENING.len() + 180 * history.len() + 1024);
+    body.extend_from_slice(ANSWER_OPENING);
+    serde_json::to_writer(&mut body, &StatsMap::new(&history))
+        .map_err(|e| ApiError::internal(&e))?;
+    body.push(b',');
+    // The other fields as an object without its `{`: they go on in `data`.
+    let fields_at = body.len();
+    serde_json::to_writer(&mut body, &VideoFields::from(record))
+        .map_err(|e| ApiError::internal(&e))?;
+    body.remove(fields_at);
+    body.extend_from_slice(br#"},"meta":"#);
+    Ok(body)
 }
 
 /// The answer made of `opening` and `closing`: gzip-compressed when the
@@ -608,11 +612,11 @@ async fn read_video(
 fn single_answer(opening: &Opening, closing: &[u8], gzip: bool) -> Result<Response, ApiError> {
     let (body, encoding) = match opening {
         Opening::Kept(kept) if gzip => (
-            gzip::gzip(&[Part::Deflated(&kept.opening), Part::Plain(closing)]),
+            gzip::gzip(&[Part::Deflated(&kept.body), Part::Plain(closing)]),
             Some(HeaderValue::from_static("gzip")),
         ),
         Opening::Kept(kept) => (
-            gzip::plain(&[Part::Deflated(&kept.opening), Part::Plain(closing)])
+            gzip::plain(&[Part::Deflated(&kept.body), Part::Plain(closing)])
                 .map_err(|e| ApiError::internal(&e))?,
             None,
         ),
@@ -632,43 +636,13 @@ fn single_answer(opening: &Opening, closing: &[u8], gzip: bool) -> Result<Respon
     Ok(response)
 }
 
-/// The opening of a single video answer: kept (compressed) in the record
-/// cache, or this answer's own.
+/// The opening of a single video answer (up to its `meta` value): kept
+/// (compressed) in the record cache, or this answer's own.
 enum Opening {
     /// As the record cache keeps it.
-    Kept(Arc<KeptHistory>),
+    Kept(Arc<KeptAnswer>),
     /// Plain bytes, kept nowhere.
     Plain(Vec<u8>),
-}
-
-/// Keeps a freshly read history's `opening` in the record cache, when it
-/// keeps any; the opening as it is otherwise.
-fn keep_opening(
-    app: &AppState,
-    org: OrgId,
-    lookup: VideoLookup,
-    record: &VideoRecord,
-    opening: Vec<u8>,
-) -> Opening {
-    if !app.records.enabled() {
-        return Opening::Plain(opening);
-    }
-    match Deflated::new(&opening) {
-        Ok(compressed) => Opening::Kept(app.records.keep(
-            org,
-            lookup,
-            KeptHistory {
-                stamp: record.history_stamp(),
-                opening: compressed,
-                latest: record.latest,
-                stats_updated_at: record.stats_updated_at,
-            },
-        )),
-        Err(e) => {
-            tracing::warn!(error = %e, "a video history could not be compressed; answered uncached");
-            Opening::Plain(opening)
-        }
-    }
 }
 
 /// Read one tracked video, with its statistics history, by its `video_id`.

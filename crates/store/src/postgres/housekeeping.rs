@@ -88,7 +88,7 @@ pub(super) async fn observations(
             // under the new revision).
             let mut tx = pool.begin().await?;
             sqlx::query(sqlx::AssertSqlSafe(format!(
-                "UPDATE platform_videos SET history_revision = history_revision + 1
+                "UPDATE platform_videos SET revision = revision + 1
                  WHERE id IN (SELECT DISTINCT platform_video_id FROM {name})"
             )))
             .execute(&mut *tx)
@@ -102,7 +102,7 @@ pub(super) async fn observations(
     }
     let mut tx = pool.begin().await?;
     sqlx::query(
-        "UPDATE platform_videos SET history_revision = history_revision + 1
+        "UPDATE platform_videos SET revision = revision + 1
          WHERE id IN (SELECT DISTINCT platform_video_id FROM observations WHERE captured_at < $1)",
     )
     .bind(cutoff)

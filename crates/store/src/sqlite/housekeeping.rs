@@ -9,7 +9,7 @@ use crate::ops::Housekeeping;
 
 /// Moves the history revision of every video with observations captured
 /// before `?1`, in the transaction that deletes them.
-const STALE_HISTORIES: &str = "UPDATE platform_videos SET history_revision = history_revision + 1
+const STALE_HISTORIES: &str = "UPDATE platform_videos SET revision = revision + 1
      WHERE id IN (SELECT DISTINCT platform_video_id FROM observations WHERE captured_at < ?1)";
 
 /// Deletes observations captured before `now - retention`, each day's

@@ -15,10 +15,10 @@ use crate::StoreError;
 use crate::rollup::{Scope, Shares};
 use crate::rows::{VideoJsonRow, list_order, state_name};
 use crate::videos::{
-    HistoryStamp, ListQuery, Page, PatchOutcome, StatementsByLookup, TagsResult, TrackBatch,
-    TrackOutcome, TrackedVideo, VideoLookup, VideoRead, VideoRecord, VideoStore,
+    ListQuery, Page, PatchOutcome, RecordStamp, StatementsByLookup, TagsResult, TrackBatch,
+    TrackOutcome, TrackedVideo, VideoLookup, VideoRecord, VideoStore,
 };
-use crate::videos::{QuotaPolicy, quota_day, settle_read};
+use crate::videos::{QuotaPolicy, quota_day};
 
 /// The columns of a [`VideoJsonRow`] but its history: a tracked video `tv`
 /// joined with its catalog row `pv`, and its tags as JSON.
@@ -26,7 +26,8 @@ const RECORD_HEAD: &str = "
     tv.id AS video_id, pv.platform, pv.external_id, pv.url, pv.title, pv.thumbnail_url,
     pv.author_username, pv.published_at, tv.created_at, tv.tracking_started_at,
     tv.tracking_ends_at, pv.gone_at IS NOT NULL AS gone, pv.failures, tv.notes, tv.budget,
-    tv.campaign, tv.video_status, tv.workflow_status, tv.ecpm, pv.history_revision,
+    tv.campaign, tv.video_status, tv.workflow_status, tv.ecpm, tv.revision,
+    pv.revision AS catalog_revision,
     (SELECT json_group_array(t.name) FROM video_tags vt JOIN tags t ON t.id = vt.tag_id
       WHERE vt.tracked_video_id = tv.id) AS tags_json";
 
@@ -38,31 +39,36 @@ const HISTORY_JSON: &str = "
       WHERE o.platform_video_id = pv.id
         AND o.captured_at >= tv.tracking_started_at AND o.captured_at <= tv.tracking_ends_at)";
 
-/// Whether the reader's stamp (tracking `?3`, revision `?4`) still names
-/// the history (the window is compared by the caller).
-const HISTORY_KNOWN: &str = "coalesce(tv.id = ?3 AND pv.history_revision = ?4, 0)";
-
-/// The statements of [`VideoStore::read_video`].
+/// The statements of [`VideoStore::video`].
 static READ_VIDEO: StatementsByLookup = StatementsByLookup::new(
-    || read_video_statement(false),
-    || read_video_statement(true),
+    |lookup| {
+        format!(
+            "SELECT {RECORD_HEAD}, {HISTORY_JSON} AS history_json
+             FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             WHERE tv.organization_id = ?1 AND {lookup}"
+        )
+    },
+    BY_ID,
+    BY_EXTERNAL_ID,
 );
 
-/// The statement reading a record by id, or by external id.
-fn read_video_statement(by_external_id: bool) -> String {
-    let base = format!(
-        "SELECT {RECORD_HEAD},
-                CASE WHEN {HISTORY_KNOWN} THEN NULL ELSE {HISTORY_JSON} END AS history_json,
-                {HISTORY_KNOWN} AS history_unchanged
-         FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
-         WHERE tv.organization_id = ?1"
-    );
-    if by_external_id {
-        format!("{base} AND pv.external_id = ?2 ORDER BY tv.created_at DESC LIMIT 1")
-    } else {
-        format!("{base} AND tv.id = ?2")
-    }
-}
+/// The statements of [`VideoStore::record_stamp`].
+static READ_STAMP: StatementsByLookup = StatementsByLookup::new(
+    |lookup| {
+        format!(
+            "SELECT tv.id, tv.revision, pv.revision
+             FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             WHERE tv.organization_id = ?1 AND {lookup}"
+        )
+    },
+    BY_ID,
+    BY_EXTERNAL_ID,
+);
+
+/// How a single read finds its video by id ...
+const BY_ID: &str = "tv.id = ?2";
+/// ... and by external id (the most recently tracked, across platforms).
+const BY_EXTERNAL_ID: &str = "pv.external_id = ?2 ORDER BY tv.created_at DESC LIMIT 1";
 
 #[async_trait]
 impl VideoStore for SqliteStore {
@@ -88,7 +94,7 @@ impl VideoStore for SqliteStore {
             "WITH page AS (
                SELECT tv.id AS page_id {LIST_FROM}
                ORDER BY {order} LIMIT ?6 OFFSET ?7)
-             SELECT {RECORD_HEAD}, {HISTORY_JSON} AS history_json, 0 AS history_unchanged
+             SELECT {RECORD_HEAD}, {HISTORY_JSON} AS history_json
              FROM page JOIN tracked_videos tv ON tv.id = page.page_id
              JOIN platform_videos pv ON pv.id = tv.platform_video_id
              ORDER BY {order}"
@@ -126,34 +132,35 @@ impl VideoStore for SqliteStore {
         Ok(Page { items, total })
     }
 
-    async fn read_video(
+    async fn video(
         &self,
         org: OrgId,
         lookup: &VideoLookup,
         now: DateTime<Utc>,
-        known: Option<&HistoryStamp>,
-    ) -> Result<Option<VideoRead>, StoreError> {
-        let sql = READ_VIDEO.get(lookup);
-        let mut known = known;
-        loop {
-            let query = sqlx::query_as::<_, VideoJsonRow>(AssertSqlSafe(sql)).bind(org.0);
-            let query = match lookup {
-                VideoLookup::Id(id) => query.bind(id.0),
-                VideoLookup::ExternalId(ext) => query.bind(ext),
-            };
-            let row = query
-                .bind(known.map(|k| k.video_id.0))
-                .bind(known.map(|k| k.revision))
-                .fetch_optional(&self.pool)
-                .await?;
-            let Some(row) = row else { return Ok(None) };
-            let unchanged = row.video.history_unchanged;
-            match settle_read(row.into_record(now)?, unchanged, known) {
-                Some(read) => return Ok(Some(read)),
-                // Same revision, another window: read the history after all.
-                None => known = None,
-            }
-        }
+    ) -> Result<Option<VideoRecord>, StoreError> {
+        let query = sqlx::query_as::<_, VideoJsonRow>(AssertSqlSafe(READ_VIDEO.get(lookup)));
+        let row = lookup
+            .bind(query.bind(org.0))
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| r.into_record(now)).transpose()
+    }
+
+    async fn record_stamp(
+        &self,
+        org: OrgId,
+        lookup: &VideoLookup,
+    ) -> Result<Option<RecordStamp>, StoreError> {
+        let query = sqlx::query_as::<_, (Uuid, i64, i64)>(AssertSqlSafe(READ_STAMP.get(lookup)));
+        let row = lookup
+            .bind(query.bind(org.0))
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|(id, revision, catalog_revision)| RecordStamp {
+            video_id: VideoId(id),
+            revision,
+            catalog_revision,
+        }))
     }
 
     async fn patch_video(

@@ -1,13 +1,17 @@
-//! Reading a record against a known history stamp: the history is left out
-//! while the stamp holds, and read again after every write that changes it
-//! (a refresh, an import, a moved window, the retention), on both backends.
+//! A record's stamp: the same while nothing the record shows changes, and
+//! moved by every write that changes it (a reading added or removed, a
+//! failed read, new metadata, a moved window, an edit, a tag attached,
+//! detached or renamed, even behind the store's back), on both backends;
+//! a claim, another organization's tracking or an edit to the same values
+//! leave it.
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use rstest::rstest;
-use vidpulse_domain::{Counters, ObservationSource, OrgId, Plan, Platform};
+use vidpulse_domain::patch::VideoPatch;
+use vidpulse_domain::{Counters, ObservationSource, OrgId, Plan, Platform, VideoId};
+use vidpulse_store::testing::execute;
 use vidpulse_store::{
-    Backend, CatalogMeta, HistoryStamp, ImportRow, RefreshOutcome, RefreshWrite, Store,
-    VideoLookup, VideoRead, VideoRecord,
+    Backend, CatalogMeta, ImportRow, RecordStamp, RefreshOutcome, RefreshWrite, Store, VideoLookup,
 };
 
 use crate::{org, store};
@@ -44,146 +48,188 @@ async fn import(store: &std::sync::Arc<dyn Store>, org: OrgId, rows: &[ImportRow
         .unwrap();
 }
 
-/// Reads `org`'s video with `known`.
-async fn read(
+/// The stamp of `org`'s video by `lookup`, as `record_stamp` reads it and
+/// as a whole read carries it (the two must agree).
+async fn current(
     store: &std::sync::Arc<dyn Store>,
     org: OrgId,
     lookup: &VideoLookup,
-    known: Option<&HistoryStamp>,
-) -> VideoRead {
-    store
-        .read_video(org, lookup, at(20, 0), known)
+) -> RecordStamp {
+    let stamp = store
+        .record_stamp(org, lookup)
         .await
         .unwrap()
-        .expect("the video is tracked")
+        .expect("the video is tracked");
+    let record = store.video(org, lookup, at(20, 0)).await.unwrap().unwrap();
+    assert_eq!(record.stamp, stamp, "a whole read carries the stamp");
+    stamp
 }
 
-/// A history as (reading time, views).
-type Views = Vec<(DateTime<Utc>, Option<i64>)>;
-
-/// The record and its history, expecting it read.
-fn whole(read: VideoRead) -> (VideoRecord, Views) {
-    match read {
-        VideoRead::Whole(record) => {
-            let history = record
-                .history
-                .iter()
-                .map(|o| (o.captured_at, o.counters.views))
-                .collect();
-            (record, history)
-        }
-        VideoRead::HistoryUnchanged(_) => panic!("expected the history read again"),
-    }
-}
-
-fn unchanged(read: VideoRead) -> VideoRecord {
-    match read {
-        VideoRead::HistoryUnchanged(record) => record,
-        VideoRead::Whole(record) => panic!(
-            "expected the history left out, got {} readings",
-            record.history.len()
-        ),
-    }
-}
-
-#[rstest]
-#[tokio::test]
-async fn a_known_history_is_left_out_until_a_write_changes_it(
-    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
-) {
-    let (_db, store) = store(backend).await;
-    let a = org(&store, Plan::Business).await;
-    let b = org(&store, Plan::Business).await;
-    import(&store, a, &[row(at(10, 12), 100), row(at(11, 12), 200)]).await;
-    let by_ext = VideoLookup::ExternalId(VIDEO.into());
-
-    // Nothing known: the whole record.
-    let (first, history) = whole(read(&store, a, &by_ext, None).await);
-    assert_eq!(history, [(at(10, 12), Some(100)), (at(11, 12), Some(200))]);
-    let stamp = first.history_stamp();
-    let by_id = VideoLookup::Id(first.video_id);
-
-    // Its stamp: everything but the history, by either key.
-    for lookup in [&by_id, &by_ext] {
-        let rest = unchanged(read(&store, a, lookup, Some(&stamp)).await);
-        assert!(rest.history.is_empty());
-        assert_eq!(rest.latest, Counters::default());
-        assert_eq!(rest.stats_updated_at, None);
-        let mut expected = first.clone();
-        expected.history.clear();
-        expected.latest = Counters::default();
-        expected.stats_updated_at = None;
-        assert_eq!(rest, expected);
-    }
-    // `video` always reads the whole record.
-    let again = store.video(a, &by_id, at(20, 0)).await.unwrap().unwrap();
-    assert_eq!(again, first);
-
-    // Another organization's stamp of the same catalog video names another
-    // tracking: the history is read.
-    import(&store, b, &[row(at(11, 12), 200)]).await;
-    let (theirs, _) = whole(read(&store, b, &by_ext, None).await);
-    let (ours, _) = whole(read(&store, a, &by_ext, Some(&theirs.history_stamp())).await);
-    let stamp = ours.history_stamp();
-    assert_eq!(
-        unchanged(read(&store, a, &by_id, Some(&stamp)).await).video_id,
-        first.video_id
-    );
-
-    // An import that adds a reading moves the revision; one that adds
-    // nothing (the same file again) does not.
-    import(&store, a, &[row(at(12, 12), 300)]).await;
-    let (after, history) = whole(read(&store, a, &by_id, Some(&stamp)).await);
-    assert_eq!(history.len(), 3);
-    assert!(after.history_revision > stamp.revision);
-    let stamp = after.history_stamp();
-    import(&store, a, &[row(at(12, 12), 300)]).await;
-    unchanged(read(&store, a, &by_id, Some(&stamp)).await);
-
-    // A refresh moves it.
+/// Claims the video (due at `now`) and saves `outcome` for it.
+async fn refresh(store: &std::sync::Arc<dyn Store>, now: DateTime<Utc>, outcome: RefreshOutcome) {
     let due = store
-        .claim_due_videos(at(20, 0), 10, Duration::minutes(5))
+        .claim_due_videos(now, 10, Duration::minutes(5))
         .await
         .unwrap();
     assert_eq!(due.len(), 1);
     let write = RefreshWrite {
         video_id: due[0].id,
         lease_token: due[0].lease_token,
-        read_at: at(19, 12),
-        outcome: RefreshOutcome::Observed {
-            counters: Counters {
-                views: Some(400),
-                ..Counters::default()
-            },
-            meta: CatalogMeta::default(),
-            source: ObservationSource::Simulated,
-        },
-        next_refresh_at: None,
+        read_at: now,
+        outcome,
+        next_refresh_at: Some(now + Duration::minutes(1)),
     };
     assert_eq!(store.save_refreshes(&[write]).await.unwrap(), 1);
-    let (after, history) = whole(read(&store, a, &by_id, Some(&stamp)).await);
-    assert_eq!(history.last(), Some(&(at(19, 12), Some(400))));
-    let stamp = after.history_stamp();
+}
 
-    // Only the window moving (a reading another organization imported
-    // before now imported here: nothing new is stored, the tracking starts
-    // earlier) makes the history read again too.
+fn observed(views: i64, title: Option<&str>) -> RefreshOutcome {
+    RefreshOutcome::Observed {
+        counters: Counters {
+            views: Some(views),
+            ..Counters::default()
+        },
+        meta: CatalogMeta {
+            title: title.map(Into::into),
+            ..CatalogMeta::default()
+        },
+        source: ObservationSource::Simulated,
+    }
+}
+
+#[rstest]
+#[tokio::test]
+async fn a_record_stamp_moves_with_every_change_of_the_record_and_only_then(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (db, store) = store(backend).await;
+    let a = org(&store, Plan::Business).await;
+    let b = org(&store, Plan::Business).await;
+    import(&store, a, &[row(at(10, 12), 100), row(at(11, 12), 200)]).await;
+    let by_ext = VideoLookup::ExternalId(VIDEO.into());
+    let first = current(&store, a, &by_ext).await;
+    let by_id = VideoLookup::Id(first.video_id);
+    assert_eq!(current(&store, a, &by_id).await, first, "either key");
+    // Unknown here: another organization's id, an id of nobody's.
+    assert_eq!(store.record_stamp(b, &by_id).await.unwrap(), None);
+    assert_eq!(store.record_stamp(b, &by_ext).await.unwrap(), None);
+    let nobody = VideoLookup::Id(VideoId::new());
+    assert_eq!(store.record_stamp(a, &nobody).await.unwrap(), None);
+
+    let mut last = first;
+    // Each step: what it does, and whether the record's stamp moves.
+    macro_rules! step {
+        ($what:literal, moves: $moves:literal) => {
+            let now = current(&store, a, &by_id).await;
+            if $moves {
+                assert_ne!(now, last, "{} moves the stamp", $what);
+            } else {
+                assert_eq!(now, last, "{} leaves the stamp", $what);
+            }
+            assert_eq!(now.video_id, first.video_id);
+            last = now;
+        };
+    }
+
+    // Another organization tracking the same video, with a reading we have.
+    import(&store, b, &[row(at(11, 12), 200)]).await;
+    assert_ne!(current(&store, b, &by_ext).await.video_id, first.video_id);
+    step!("another organization's tracking", moves: false);
+
+    // Readings: an import that adds one, the same file again.
+    import(&store, a, &[row(at(12, 12), 300)]).await;
+    step!("an import adding a reading", moves: true);
+    import(&store, a, &[row(at(12, 12), 300)]).await;
+    step!("an import adding nothing", moves: false);
+
+    // Refreshes: the claim alone, a failed read, a read with a new title.
+    store
+        .claim_due_videos(at(20, 0), 10, Duration::minutes(5))
+        .await
+        .unwrap();
+    step!("a claim", moves: false);
+    refresh(
+        &store,
+        at(21, 0),
+        RefreshOutcome::Failed {
+            error: "timeout".into(),
+        },
+    )
+    .await;
+    step!("a failed read", moves: true);
+    refresh(&store, at(23, 0), observed(400, Some("New title"))).await;
+    step!("a read", moves: true);
+
+    // The window moving back: another organization imports an earlier
+    // reading (stored in the catalog: its revision moves, though the
+    // reading is outside this window), then this one imports it (nothing
+    // new stored; the tracking starts earlier).
     import(&store, b, &[row(at(9, 12), 50)]).await;
-    let (after, history) = whole(read(&store, a, &by_id, Some(&stamp)).await);
-    assert_eq!(history.len(), 4, "day 9 is before a's window");
-    let stamp = after.history_stamp();
+    step!("a reading another organization adds", moves: true);
     import(&store, a, &[row(at(9, 12), 50)]).await;
-    let (after, history) = whole(read(&store, a, &by_id, Some(&stamp)).await);
-    assert_eq!(history.first(), Some(&(at(9, 12), Some(50))));
-    assert_eq!(after.history_revision, stamp.revision);
-    assert!(after.tracking_started_at < stamp.from);
-    let stamp = after.history_stamp();
+    step!("the window moving", moves: true);
 
-    // The retention deleting readings moves it.
+    // Edits, and an edit to the same values.
+    let notes = VideoPatch {
+        notes: Some(Some("re-shoot".into())),
+        ..VideoPatch::default()
+    };
+    store
+        .patch_video(a, VIDEO, &notes, at(20, 0))
+        .await
+        .unwrap()
+        .unwrap();
+    step!("an edit", moves: true);
+    store
+        .patch_video(a, VIDEO, &notes, at(20, 1))
+        .await
+        .unwrap()
+        .unwrap();
+    step!("an edit to the same values", moves: false);
+
+    // Tags: attached, attached again, renamed and detached behind the
+    // store's back.
+    let tags = VideoPatch {
+        tags: Some(vec!["Q4".into()]),
+        ..VideoPatch::default()
+    };
+    store
+        .patch_video(a, VIDEO, &tags, at(20, 0))
+        .await
+        .unwrap()
+        .unwrap();
+    step!("a tag attached", moves: true);
+    store
+        .patch_video(a, VIDEO, &tags, at(20, 0))
+        .await
+        .unwrap()
+        .unwrap();
+    step!("the same tag attached again", moves: false);
+    execute(&db.url, &["UPDATE tags SET name = 'Q4 launch'"])
+        .await
+        .unwrap();
+    step!("a tag renamed", moves: true);
+    execute(&db.url, &["DELETE FROM video_tags"]).await.unwrap();
+    step!("a tag detached", moves: true);
+    execute(
+        &db.url,
+        &["UPDATE platform_videos SET thumbnail_url = 'https://i.ytimg.com/x.jpg'"],
+    )
+    .await
+    .unwrap();
+    step!("a catalog column written behind the store's back", moves: true);
+    execute(
+        &db.url,
+        &["UPDATE platform_videos SET last_error = 'x', next_refresh_at = NULL"],
+    )
+    .await
+    .unwrap();
+    step!("a column the record does not show", moves: false);
+
+    // The retention deleting readings.
     store
         .housekeep_observations(at(20, 0), Some(Duration::days(10)))
         .await
         .unwrap();
-    let (_, history) = whole(read(&store, a, &by_id, Some(&stamp)).await);
-    assert_eq!(history.first(), Some(&(at(10, 12), Some(100))));
+    step!("the retention", moves: true);
+    assert!(last.revision > first.revision && last.catalog_revision > first.catalog_revision);
 }

@@ -195,13 +195,14 @@ async fn single_reads_are_alike_gzip_or_plain_cached_or_not_and_follow_every_cha
         .patch(
             by_external_id,
             &key,
-            &serde_json::json!({ "notes": "kept?" }),
+            &serde_json::json!({ "notes": "kept?", "tags": ["Launch"] }),
         )
         .await;
     assert_eq!(a.status.as_u16(), 200, "{}", a.body);
     for accept in [None, Some("gzip")] {
         let a = read_encoded(&app, &by_id, &key, accept).await;
         assert_eq!(a.body["data"]["data"]["notes"], "kept?");
+        assert_eq!(a.body["data"]["data"]["tags"], serde_json::json!(["Launch"]));
         assert_eq!(a.body["data"]["data"]["stats"], record["stats"]);
     }
 
@@ -217,6 +218,14 @@ async fn single_reads_are_alike_gzip_or_plain_cached_or_not_and_follow_every_cha
             assert_eq!(views.values().next_back().unwrap(), &v["views"]);
             assert_ne!(v["stats_last_updated"], record["stats_last_updated"]);
         }
+    }
+
+    // Time alone ends the tracking: a kept answer does not outlive it.
+    assert_eq!(record["tracking_status"], "active");
+    app.advance(chrono::Duration::days(400));
+    for accept in [Some("gzip"), None] {
+        let a = read_encoded(&app, &by_id, &key, accept).await;
+        assert_eq!(a.body["data"]["data"]["tracking_status"], "completed", "{accept:?}");
     }
 
     // Another organization never sees it, kept or not; a deleted tracking
