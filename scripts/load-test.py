@@ -15,10 +15,10 @@ store and pool, nothing else). wrk (Debian package `wrk`) then drives, for
 
   ceiling      GET /row/{id}                      (random tracked video)
   by-id        GET /v1/videos/by-id/{id}          (random tracked video; the first run
-                                                   reads every history and fills the
+                                                   reads every record and fills the
                                                    server's record cache)
   by-id gzip   the same, `Accept-Encoding: gzip`  (as HTTP clients send it)
-  by-id again  the same, without gzip             (histories kept: the steady state)
+  by-id again  the same, without gzip             (answers kept: the steady state)
   sized ceiling GET /row/{id}?pad=N               (the ceiling answering as many bytes
                                                    as by-id did on average: its
                                                    history makes a record ~46 KB)

@@ -128,7 +128,7 @@ pub(crate) fn close_conflict(d: &Dialect) -> String {
 
 /// Appends observations (an instant already recorded for a video is
 /// skipped: imports are idempotent), moves the daily closes of those that
-/// are new, and the history revision of each video that got one. Returns
+/// are new, and the revision of each catalog video that got one. Returns
 /// how many were new and, per video, the first day whose closes moved: the
 /// caller relinks from there ([`crate::rollup::relink_sql`]).
 pub(crate) async fn insert_observations<DB>(

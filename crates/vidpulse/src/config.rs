@@ -100,9 +100,9 @@ pub struct ServeArgs {
         default_value = "http://127.0.0.1:8080"
     )]
     pub public_url: String,
-    /// Megabytes of compressed video histories each API node keeps to
-    /// answer single video reads without reading the history again (0 keeps
-    /// none; the database still decides whether a kept history is current).
+    /// Megabytes of compressed single video answers each API node keeps to
+    /// answer those reads again without reading the record (0 keeps none;
+    /// the database still decides whether a kept answer is current).
     #[arg(long, env = "VIDPULSE_RECORD_CACHE_MB", default_value_t = 256)]
     pub record_cache_mb: u64,
     /// Runtime settings shared with `worker`.

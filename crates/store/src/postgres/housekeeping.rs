@@ -83,7 +83,7 @@ pub(super) async fn observations(
         if let Some(month) = partition_month(&name)
             && utc_midnight(next_month(month)) <= cutoff
         {
-            // The videos whose readings go move their history revision in
+            // The videos whose readings go move their revision in
             // the same transaction (a reader never keeps the old readings
             // under the new revision).
             let mut tx = pool.begin().await?;

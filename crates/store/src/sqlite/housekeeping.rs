@@ -7,7 +7,7 @@ use super::SqliteStore;
 use crate::StoreError;
 use crate::ops::Housekeeping;
 
-/// Moves the history revision of every video with observations captured
+/// Moves the revision of every catalog video with observations captured
 /// before `?1`, in the transaction that deletes them.
 const STALE_HISTORIES: &str = "UPDATE platform_videos SET revision = revision + 1
      WHERE id IN (SELECT DISTINCT platform_video_id FROM observations WHERE captured_at < ?1)";

@@ -161,7 +161,7 @@ async fn single_reads_are_alike_gzip_or_plain_cached_or_not_and_follow_every_cha
     let by_external_id = "/v1/videos/by-external-id/7301234567890123456";
 
     // Every way of asking gives the same record; only gzip-accepting
-    // clients of a kept history get gzip, and every answer says it varies.
+    // clients of a kept answer get gzip, and every answer says it varies.
     let first = read_encoded(&app, &by_id, &key, None).await;
     assert_eq!(first.status.as_u16(), 200, "{}", first.body);
     let record = first.body["data"]["data"].clone();
