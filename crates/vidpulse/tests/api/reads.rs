@@ -202,7 +202,10 @@ async fn single_reads_are_alike_gzip_or_plain_cached_or_not_and_follow_every_cha
     for accept in [None, Some("gzip")] {
         let a = read_encoded(&app, &by_id, &key, accept).await;
         assert_eq!(a.body["data"]["data"]["notes"], "kept?");
-        assert_eq!(a.body["data"]["data"]["tags"], serde_json::json!(["Launch"]));
+        assert_eq!(
+            a.body["data"]["data"]["tags"],
+            serde_json::json!(["Launch"])
+        );
         assert_eq!(a.body["data"]["data"]["stats"], record["stats"]);
     }
 
@@ -225,7 +228,10 @@ async fn single_reads_are_alike_gzip_or_plain_cached_or_not_and_follow_every_cha
     app.advance(chrono::Duration::days(400));
     for accept in [Some("gzip"), None] {
         let a = read_encoded(&app, &by_id, &key, accept).await;
-        assert_eq!(a.body["data"]["data"]["tracking_status"], "completed", "{accept:?}");
+        assert_eq!(
+            a.body["data"]["data"]["tracking_status"], "completed",
+            "{accept:?}"
+        );
     }
 
     // Another organization never sees it, kept or not; a deleted tracking
