@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 use async_trait::async_trait;
 use chrono::{DateTime, Days, Duration, NaiveDate, NaiveTime, Utc};
 use sqlx::query::QueryAs;
-use sqlx::{Database, Encode, Type};
+use sqlx::{AssertSqlSafe, Database, Encode, Executor, FromRow, IntoArguments, Pool, Type};
 use uuid::Uuid;
 use vidpulse_domain::patch::{VideoPatch, VideoStatus, WorkflowStatus};
 use vidpulse_domain::{ApiKeyId, Counters, Observation, OrgId, Plan, Platform, VideoId, VideoRef};
@@ -161,7 +161,7 @@ pub enum VideoLookup {
 
 impl VideoLookup {
     /// `query` with this lookup's key bound as its next parameter.
-    pub(crate) fn bind<'q, DB: Database, O>(
+    fn bind<'q, DB: Database, O>(
         &'q self,
         query: QueryAs<'q, DB, O, DB::Arguments>,
     ) -> QueryAs<'q, DB, O, DB::Arguments>
@@ -207,6 +207,36 @@ impl StatementsByLookup {
             VideoLookup::ExternalId(_) => &self.by_external_id,
         };
         made.get_or_init(|| (self.make)(condition))
+    }
+
+    /// The row the statement for `lookup` finds among `org`'s videos.
+    pub(crate) async fn fetch<DB, O>(
+        &self,
+        pool: &Pool<DB>,
+        org: OrgId,
+        lookup: &VideoLookup,
+    ) -> Result<Option<O>, sqlx::Error>
+    where
+        DB: Database,
+        O: for<'r> FromRow<'r, DB::Row> + Send + Unpin,
+        Uuid: for<'q> Encode<'q, DB> + Type<DB>,
+        for<'q> &'q str: Encode<'q, DB> + Type<DB>,
+        for<'c> &'c Pool<DB>: Executor<'c, Database = DB>,
+        DB::Arguments: IntoArguments<DB>,
+    {
+        let query = sqlx::query_as::<DB, O>(AssertSqlSafe(self.get(lookup)));
+        lookup.bind(query.bind(org.0)).fetch_optional(pool).await
+    }
+}
+
+impl From<(Uuid, i64, i64)> for RecordStamp {
+    /// A stamp from its row: video id, revision, catalog revision.
+    fn from((video_id, revision, catalog_revision): (Uuid, i64, i64)) -> Self {
+        Self {
+            video_id: VideoId(video_id),
+            revision,
+            catalog_revision,
+        }
     }
 }
 

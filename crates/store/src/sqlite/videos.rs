@@ -138,11 +138,7 @@ impl VideoStore for SqliteStore {
         lookup: &VideoLookup,
         now: DateTime<Utc>,
     ) -> Result<Option<VideoRecord>, StoreError> {
-        let query = sqlx::query_as::<_, VideoJsonRow>(AssertSqlSafe(READ_VIDEO.get(lookup)));
-        let row = lookup
-            .bind(query.bind(org.0))
-            .fetch_optional(&self.pool)
-            .await?;
+        let row: Option<VideoJsonRow> = READ_VIDEO.fetch(&self.pool, org, lookup).await?;
         row.map(|r| r.into_record(now)).transpose()
     }
 
@@ -151,16 +147,8 @@ impl VideoStore for SqliteStore {
         org: OrgId,
         lookup: &VideoLookup,
     ) -> Result<Option<RecordStamp>, StoreError> {
-        let query = sqlx::query_as::<_, (Uuid, i64, i64)>(AssertSqlSafe(READ_STAMP.get(lookup)));
-        let row = lookup
-            .bind(query.bind(org.0))
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.map(|(id, revision, catalog_revision)| RecordStamp {
-            video_id: VideoId(id),
-            revision,
-            catalog_revision,
-        }))
+        let row: Option<(Uuid, i64, i64)> = READ_STAMP.fetch(&self.pool, org, lookup).await?;
+        Ok(row.map(RecordStamp::from))
     }
 
     async fn patch_video(
