@@ -66,6 +66,20 @@ async fn current(
 }
 
 /// Claims the video (due at `now`) and saves `outcome` for it.
+/// Patches the video in `org` at `now`; it must be there.
+async fn patch(
+    store: &std::sync::Arc<dyn Store>,
+    org: OrgId,
+    patch: &VideoPatch,
+    now: DateTime<Utc>,
+) {
+    store
+        .patch_video(org, VIDEO, patch, now)
+        .await
+        .unwrap()
+        .unwrap();
+}
+
 async fn refresh(store: &std::sync::Arc<dyn Store>, now: DateTime<Utc>, outcome: RefreshOutcome) {
     let due = store
         .claim_due_videos(now, 10, Duration::minutes(5))
@@ -173,17 +187,9 @@ async fn a_record_stamp_moves_with_every_change_of_the_record_and_only_then(
         notes: Some(Some("re-shoot".into())),
         ..VideoPatch::default()
     };
-    store
-        .patch_video(a, VIDEO, &notes, at(20, 0))
-        .await
-        .unwrap()
-        .unwrap();
+    patch(&store, a, &notes, at(20, 0)).await;
     step!("an edit", moves: true);
-    store
-        .patch_video(a, VIDEO, &notes, at(20, 1))
-        .await
-        .unwrap()
-        .unwrap();
+    patch(&store, a, &notes, at(20, 1)).await;
     step!("an edit to the same values", moves: false);
 
     // Tags: attached, attached again, renamed and detached behind the
@@ -192,17 +198,9 @@ async fn a_record_stamp_moves_with_every_change_of_the_record_and_only_then(
         tags: Some(vec!["Q4".into()]),
         ..VideoPatch::default()
     };
-    store
-        .patch_video(a, VIDEO, &tags, at(20, 0))
-        .await
-        .unwrap()
-        .unwrap();
+    patch(&store, a, &tags, at(20, 0)).await;
     step!("a tag attached", moves: true);
-    store
-        .patch_video(a, VIDEO, &tags, at(20, 0))
-        .await
-        .unwrap()
-        .unwrap();
+    patch(&store, a, &tags, at(20, 0)).await;
     step!("the same tag attached again", moves: false);
     execute(&db.url, &["UPDATE tags SET name = 'Q4 launch'"])
         .await
