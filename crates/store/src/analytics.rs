@@ -315,7 +315,8 @@ pub(crate) fn day_increments_sql(d: &Dialect, sort_by: &str) -> String {
                 pv.platform, tv.campaign, pv.published_at, tv.created_at, {metrics}
          FROM tracked_videos tv
          JOIN platform_videos pv ON pv.id = tv.platform_video_id
-         JOIN daily_closes dc ON dc.platform_video_id = tv.platform_video_id AND dc.day = {day}
+         JOIN daily_closes dc ON dc.platform_video_id = tv.platform_video_id
+                             AND dc.organization_id = tv.organization_id AND dc.day = {day}
          WHERE tv.organization_id = {org} AND {day} >= {start} AND {day} <= {end}
            AND ({c} IS NULL OR tv.campaign = {c}) AND ({pl} IS NULL OR pv.platform = {pl})
          ORDER BY {sort_by} DESC, tv.id
@@ -430,21 +431,26 @@ pub(crate) fn totals_sql(d: &Dialect, group_by: GroupBy) -> String {
          e AS MATERIALIZED (
            SELECT v.*,
              (SELECT max(day) FROM daily_closes
-               WHERE platform_video_id = v.pvid AND day >= v.start_day AND day <= v.end_day) AS end_d,
+               WHERE platform_video_id = v.pvid AND organization_id = {org}
+                 AND day >= v.start_day AND day <= v.end_day) AS end_d,
              (SELECT max(day) FROM daily_closes
-               WHERE platform_video_id = v.pvid AND day >= v.start_day AND day < {from}) AS before_d
+               WHERE platform_video_id = v.pvid AND organization_id = {org}
+                 AND day >= v.start_day AND day < {from}) AS before_d
            FROM v
          )
          SELECT CAST(NULL AS DATE) AS day, {select}, {metrics}
          FROM e v
-         JOIN daily_closes ce ON ce.platform_video_id = v.pvid AND ce.day = v.end_d
-         LEFT JOIN daily_closes cb ON cb.platform_video_id = v.pvid AND cb.day = v.before_d
-         LEFT JOIN daily_closes cf ON cf.platform_video_id = v.pvid AND cf.day = {from}
-                                  AND cf.day >= v.start_day
+         JOIN daily_closes ce ON ce.platform_video_id = v.pvid AND ce.organization_id = {org}
+                             AND ce.day = v.end_d
+         LEFT JOIN daily_closes cb ON cb.platform_video_id = v.pvid AND cb.organization_id = {org}
+                                  AND cb.day = v.before_d
+         LEFT JOIN daily_closes cf ON cf.platform_video_id = v.pvid AND cf.organization_id = {org}
+                                  AND cf.day = {from} AND cf.day >= v.start_day
          WHERE v.end_d >= {from}
          {group_clause}",
         videos = videos_cte(d),
         from = p(2),
+        org = p(1),
     )
 }
 
@@ -589,7 +595,7 @@ pub(crate) fn increments_sql(d: &Dialect, group_by: GroupBy) -> String {
            SELECT v.platform, v.author_username, v.campaign, dc.day, {lags},
                   ROW_NUMBER() OVER w AS rn
            FROM v
-           JOIN daily_closes dc ON dc.platform_video_id = v.pvid
+           JOIN daily_closes dc ON dc.platform_video_id = v.pvid AND dc.organization_id = {org}
                                AND dc.day >= v.start_day AND dc.day <= v.end_day
            WINDOW w AS (PARTITION BY dc.platform_video_id ORDER BY dc.day)
          )
@@ -600,6 +606,7 @@ pub(crate) fn increments_sql(d: &Dialect, group_by: GroupBy) -> String {
          ORDER BY v.day",
         videos = videos_cte(d),
         from = p(2),
+        org = p(1),
     )
 }
 

@@ -2,12 +2,21 @@
 //! statement per thousand readings rather than several per reading (with
 //! SQLite every statement is a hop to sqlx's worker thread, which is most of
 //! an import's time).
+//!
+//! What an organization sees of a video (README, "What an organization
+//! sees"): the platform's readings (`observations`, shared) from its own
+//! tracking start on, plus the readings it imported itself
+//! (`imported_observations`). Daily closes are kept per organization over
+//! exactly those readings, so one organization's import or earlier tracking
+//! never moves another's numbers.
 
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use sqlx::{Database, Encode, Executor, FromRow, IntoArguments, QueryBuilder, Type};
 use vidpulse_domain::{Counters, ObservationSource};
+
+use uuid::Uuid;
 
 use crate::StoreError;
 use crate::analytics::Dialect;
@@ -50,21 +59,24 @@ impl From<ReadingRow> for Reading {
     }
 }
 
-/// The first and last of a batch's readings of one video on one UTC day.
+/// The first and last of a batch's readings of one video on one UTC day, as
+/// one organization sees them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct DayReadings {
+    pub org: Uuid,
     pub video_id: i64,
     pub day: NaiveDate,
     pub first: Reading,
     pub last: Reading,
 }
 
-/// Groups readings by video and day, so each close is written once per batch.
-pub(crate) fn by_day(readings: &[Reading]) -> Vec<DayReadings> {
-    let mut out: BTreeMap<(i64, NaiveDate), DayReadings> = BTreeMap::new();
-    for r in readings {
+/// Groups each organization's readings by video and day, so each close is
+/// written once per batch.
+pub(crate) fn by_day(readings: &[(Uuid, Reading)]) -> Vec<DayReadings> {
+    let mut out: BTreeMap<(i64, Uuid, NaiveDate), DayReadings> = BTreeMap::new();
+    for (org, r) in readings {
         let day = r.at.date_naive();
-        out.entry((r.video_id, day))
+        out.entry((r.video_id, *org, day))
             .and_modify(|c| {
                 if r.at < c.first.at {
                     c.first = *r;
@@ -74,6 +86,7 @@ pub(crate) fn by_day(readings: &[Reading]) -> Vec<DayReadings> {
                 }
             })
             .or_insert(DayReadings {
+                org: *org,
                 video_id: r.video_id,
                 day,
                 first: *r,
@@ -95,7 +108,8 @@ pub(crate) fn first_days(days: &[DayReadings]) -> BTreeMap<i64, NaiveDate> {
 }
 
 /// `INSERT INTO daily_closes (..)`: the head of the close upsert.
-pub(crate) const CLOSE_INSERT: &str = "INSERT INTO daily_closes (platform_video_id, day,
+pub(crate) const CLOSE_INSERT: &str =
+    "INSERT INTO daily_closes (platform_video_id, organization_id, day,
    first_at, first_views, first_likes, first_comments, first_reposts, first_saves,
    last_at, last_views, last_likes, last_comments, last_reposts, last_saves) ";
 
@@ -121,39 +135,58 @@ pub(crate) fn close_conflict(d: &Dialect) -> String {
         d.greatest
     ));
     format!(
-        " ON CONFLICT (platform_video_id, day) DO UPDATE SET {}",
+        " ON CONFLICT (platform_video_id, organization_id, day) DO UPDATE SET {}",
         set.join(", ")
     )
 }
 
-/// Appends observations (an instant already recorded for a video is
-/// skipped: imports are idempotent), moves the daily closes of those that
-/// are new, and the revision of each catalog video that got one. Returns
-/// how many were new and, per video, the first day whose closes moved: the
-/// caller relinks from there ([`crate::rollup::relink_sql`]).
+/// Whose readings a write stores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Owner {
+    /// The platform's, read by this source: shared by every organization
+    /// tracking the video, each from its own tracking start on.
+    Platform(ObservationSource),
+    /// One organization's import: seen by that organization only.
+    Import(Uuid),
+}
+
+/// Appends readings (an instant already recorded for a video, by the same
+/// owner, is skipped: imports are idempotent per organization), moves the
+/// daily closes of every organization that sees the new ones, and the
+/// revision of each catalog video that got one. Returns how many were new
+/// and, per video, the first day whose closes moved: the caller relinks
+/// from there ([`crate::rollup::relink_sql`]).
 pub(crate) async fn insert_observations<DB>(
     conn: &mut DB::Connection,
     d: &Dialect,
     readings: &[Reading],
-    source: ObservationSource,
+    owner: Owner,
 ) -> Result<(usize, BTreeMap<i64, NaiveDate>), StoreError>
 where
     DB: Database,
     for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
     for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'q> Uuid: Encode<'q, DB> + Type<DB>,
     for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
     for<'q> NaiveDate: Encode<'q, DB> + Type<DB>,
     for<'q> DateTime<Utc>: Encode<'q, DB> + Type<DB>,
     for<'q> &'static str: Encode<'q, DB> + Type<DB>,
     for<'q> <DB as Database>::Arguments: Default + IntoArguments<DB>,
     for<'r> ReadingRow: FromRow<'r, DB::Row>,
+    for<'r> (Uuid, i64, DateTime<Utc>): FromRow<'r, DB::Row>,
 {
     let mut inserted: Vec<Reading> = Vec::with_capacity(readings.len());
     for chunk in readings.chunks(CHUNK) {
-        let mut q = QueryBuilder::<DB>::new(
-            "INSERT INTO observations
-               (platform_video_id, captured_at, views, likes, comments, reposts, saves, source) ",
-        );
+        let mut q = match owner {
+            Owner::Platform(_) => QueryBuilder::<DB>::new(
+                "INSERT INTO observations
+                   (platform_video_id, captured_at, views, likes, comments, reposts, saves, source) ",
+            ),
+            Owner::Import(_) => QueryBuilder::<DB>::new(
+                "INSERT INTO imported_observations
+                   (platform_video_id, captured_at, views, likes, comments, reposts, saves, organization_id) ",
+            ),
+        };
         q.push_values(chunk, |mut b, r| {
             let c = r.counters;
             b.push_bind(r.video_id)
@@ -162,8 +195,11 @@ where
                 .push_bind(c.likes)
                 .push_bind(c.comments)
                 .push_bind(c.reposts)
-                .push_bind(c.saves)
-                .push_bind(source.as_str());
+                .push_bind(c.saves);
+            match owner {
+                Owner::Platform(source) => b.push_bind(source.as_str()),
+                Owner::Import(org) => b.push_bind(org),
+            };
         });
         q.push(
             " ON CONFLICT DO NOTHING
@@ -172,14 +208,32 @@ where
         let rows: Vec<ReadingRow> = q.build_query_as().fetch_all(&mut *conn).await?;
         inserted.extend(rows.into_iter().map(Reading::from));
     }
-    let days = by_day(&inserted);
-    let first_days = first_days(&days);
-    // Every video whose history grew: its rendered history is stale.
-    let videos: Vec<i64> = first_days.keys().copied().collect();
+    let seen = match owner {
+        Owner::Import(org) => inserted.iter().map(|r| (org, *r)).collect(),
+        Owner::Platform(_) => seen_by_trackers::<DB>(conn, &inserted).await?,
+    };
+    let days = add_to_closes::<DB>(conn, d, &seen).await?;
+    // Every video whose history grew: its rendered history is stale, for
+    // every organization (the platform's readings) or the importer alone.
+    let videos: Vec<i64> = {
+        let mut v: Vec<i64> = inserted.iter().map(|r| r.video_id).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
     for chunk in videos.chunks(CHUNK) {
-        let mut q = QueryBuilder::<DB>::new(
-            "UPDATE platform_videos SET revision = revision + 1 WHERE id IN (",
-        );
+        let mut q = match owner {
+            Owner::Platform(_) => QueryBuilder::<DB>::new(
+                "UPDATE platform_videos SET revision = revision + 1 WHERE id IN (",
+            ),
+            Owner::Import(org) => {
+                let mut q = QueryBuilder::<DB>::new(
+                    "UPDATE tracked_videos SET revision = revision + 1 WHERE organization_id = ",
+                );
+                q.push_bind(org).push(" AND platform_video_id IN (");
+                q
+            }
+        };
         let mut ids = q.separated(", ");
         for id in chunk {
             ids.push_bind(*id);
@@ -187,11 +241,124 @@ where
         q.push(")");
         q.build().execute(&mut *conn).await?;
     }
+    Ok((inserted.len(), days))
+}
+
+/// The platform readings each organization tracking their videos sees:
+/// those taken at or after its tracking start.
+async fn seen_by_trackers<DB>(
+    conn: &mut DB::Connection,
+    readings: &[Reading],
+) -> Result<Vec<(Uuid, Reading)>, StoreError>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'q> <DB as Database>::Arguments: Default + IntoArguments<DB>,
+    for<'r> (Uuid, i64, DateTime<Utc>): FromRow<'r, DB::Row>,
+{
+    let mut videos: Vec<i64> = readings.iter().map(|r| r.video_id).collect();
+    videos.sort_unstable();
+    videos.dedup();
+    let mut trackers: BTreeMap<i64, Vec<(Uuid, DateTime<Utc>)>> = BTreeMap::new();
+    for chunk in videos.chunks(CHUNK) {
+        let mut q = QueryBuilder::<DB>::new(
+            "SELECT organization_id, platform_video_id, tracking_started_at
+             FROM tracked_videos WHERE platform_video_id IN (",
+        );
+        let mut ids = q.separated(", ");
+        for id in chunk {
+            ids.push_bind(*id);
+        }
+        q.push(")");
+        let rows: Vec<(Uuid, i64, DateTime<Utc>)> =
+            q.build_query_as().fetch_all(&mut *conn).await?;
+        for (org, video, start) in rows {
+            trackers.entry(video).or_default().push((org, start));
+        }
+    }
+    Ok(readings
+        .iter()
+        .flat_map(|r| {
+            trackers
+                .get(&r.video_id)
+                .into_iter()
+                .flatten()
+                .filter(move |(_, start)| *start <= r.at)
+                .map(move |(org, _)| (*org, *r))
+        })
+        .collect())
+}
+
+/// Shows `org` the platform's readings of `videos` taken from `from` on,
+/// before `until` when given (its tracking start moved back from there to
+/// `from`, or new trackings start at `from`): they join its closes.
+/// Returns, per video, the first day whose closes moved.
+pub(crate) async fn reveal_platform_readings<DB>(
+    conn: &mut DB::Connection,
+    d: &Dialect,
+    org: Uuid,
+    videos: &[i64],
+    from: DateTime<Utc>,
+    until: Option<DateTime<Utc>>,
+) -> Result<BTreeMap<i64, NaiveDate>, StoreError>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'q> Uuid: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
+    for<'q> NaiveDate: Encode<'q, DB> + Type<DB>,
+    for<'q> DateTime<Utc>: Encode<'q, DB> + Type<DB>,
+    for<'q> <DB as Database>::Arguments: Default + IntoArguments<DB>,
+    for<'r> ReadingRow: FromRow<'r, DB::Row>,
+{
+    let mut seen: Vec<(Uuid, Reading)> = Vec::new();
+    for chunk in videos.chunks(CHUNK) {
+        let mut q = QueryBuilder::<DB>::new(
+            "SELECT platform_video_id, captured_at, views, likes, comments, reposts, saves
+             FROM observations WHERE captured_at >= ",
+        );
+        q.push_bind(from);
+        if let Some(until) = until {
+            q.push(" AND captured_at < ").push_bind(until);
+        }
+        q.push(" AND platform_video_id IN (");
+        let mut ids = q.separated(", ");
+        for id in chunk {
+            ids.push_bind(*id);
+        }
+        q.push(")");
+        let rows: Vec<ReadingRow> = q.build_query_as().fetch_all(&mut *conn).await?;
+        seen.extend(rows.into_iter().map(|r| (org, Reading::from(r))));
+    }
+    add_to_closes::<DB>(conn, d, &seen).await
+}
+
+/// Moves the daily closes of each organization by the readings it sees.
+/// Returns, per video, the first day whose closes moved.
+async fn add_to_closes<DB>(
+    conn: &mut DB::Connection,
+    d: &Dialect,
+    seen: &[(Uuid, Reading)],
+) -> Result<BTreeMap<i64, NaiveDate>, StoreError>
+where
+    DB: Database,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> i64: Encode<'q, DB> + Type<DB>,
+    for<'q> Uuid: Encode<'q, DB> + Type<DB>,
+    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
+    for<'q> NaiveDate: Encode<'q, DB> + Type<DB>,
+    for<'q> DateTime<Utc>: Encode<'q, DB> + Type<DB>,
+    for<'q> <DB as Database>::Arguments: Default + IntoArguments<DB>,
+{
+    let days = by_day(seen);
     for chunk in days.chunks(CHUNK) {
         let mut q = QueryBuilder::<DB>::new(CLOSE_INSERT);
         q.push_values(chunk, |mut b, d| {
             let (f, l) = (d.first.counters, d.last.counters);
             b.push_bind(d.video_id)
+                .push_bind(d.org)
                 .push_bind(d.day)
                 .push_bind(d.first.at)
                 .push_bind(f.views)
@@ -209,7 +376,7 @@ where
         q.push(close_conflict(d));
         q.build().execute(&mut *conn).await?;
     }
-    Ok((inserted.len(), first_days))
+    Ok(first_days(&days))
 }
 
 #[cfg(test)]
@@ -231,11 +398,12 @@ mod tests {
 
     #[test]
     fn readings_group_into_one_close_per_video_and_day() {
+        let org = Uuid::nil();
         let days = by_day(&[
-            r(1, 2, 18, 30),
-            r(1, 2, 6, 10),
-            r(2, 2, 9, 5),
-            r(1, 3, 1, 40),
+            (org, r(1, 2, 18, 30)),
+            (org, r(1, 2, 6, 10)),
+            (org, r(2, 2, 9, 5)),
+            (org, r(1, 3, 1, 40)),
         ]);
         assert_eq!(days.len(), 3);
         assert_eq!(

@@ -317,6 +317,7 @@ pub(crate) fn shares_sql(d: &Dialect, source: &str, org: &str) -> String {
          JOIN daily_closes dc ON dc.platform_video_id = s.pv
                              AND (s.from_day IS NULL OR dc.day >= s.from_day)
          JOIN tracked_videos tv ON tv.platform_video_id = dc.platform_video_id
+                               AND tv.organization_id = dc.organization_id
          JOIN platform_videos pv ON pv.id = dc.platform_video_id
          WHERE ({org} IS NULL OR tv.organization_id = {org})
            AND dc.day >= {start} AND dc.day <= {end}
@@ -341,15 +342,17 @@ pub(crate) fn rebuild_sql(table: &str, key: &str, all_shares: &str) -> String {
     )
 }
 
-/// Sets the `prev_*` columns of every close from the close before it (a
-/// rebuild; writes relink what they touch with [`relink_sql`]).
+/// Sets the `prev_*` columns of every close from the organization's close
+/// of the video before it (a rebuild; writes relink what they touch with
+/// [`relink_sql`]).
 pub(crate) fn relink_all_sql() -> String {
     let prev: Vec<String> = METRICS.iter().map(|m| format!("prev_{m}")).collect();
     let last: Vec<String> = METRICS.iter().map(|m| format!("p.last_{m}")).collect();
     format!(
         "UPDATE daily_closes SET (prev_day, {prev}) = (
            SELECT p.day, {last} FROM daily_closes p
-           WHERE p.platform_video_id = daily_closes.platform_video_id AND p.day < daily_closes.day
+           WHERE p.platform_video_id = daily_closes.platform_video_id
+             AND p.organization_id = daily_closes.organization_id AND p.day < daily_closes.day
            ORDER BY p.day DESC LIMIT 1)",
         prev = prev.join(", "),
         last = last.join(", "),

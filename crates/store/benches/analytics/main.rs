@@ -330,12 +330,13 @@ macro_rules! write_batch {
         }
         for chunk in closes.chunks(CHUNK) {
             let mut q = QueryBuilder::new(
-                "INSERT INTO daily_closes (platform_video_id, day, first_at, first_views, first_likes, \
+                "INSERT INTO daily_closes (platform_video_id, organization_id, day, first_at, first_views, first_likes, \
                  first_comments, first_reposts, first_saves, last_at, last_views, last_likes, \
                  last_comments, last_reposts, last_saves) ",
             );
             q.push_values(chunk, |mut b, (id, c)| {
                 b.push_bind(*id)
+                    .push_bind($org.0)
                     .push_bind(c.day)
                     .push_bind(c.first.at)
                     .push_bind(c.first.views)

@@ -103,12 +103,18 @@ pub(super) async fn observations(
     let mut tx = pool.begin().await?;
     sqlx::query(
         "UPDATE platform_videos SET revision = revision + 1
-         WHERE id IN (SELECT DISTINCT platform_video_id FROM observations WHERE captured_at < $1)",
+         WHERE id IN (SELECT platform_video_id FROM observations WHERE captured_at < $1
+                      UNION SELECT platform_video_id FROM imported_observations WHERE captured_at < $1)",
     )
     .bind(cutoff)
     .execute(&mut *tx)
     .await?;
     done.rows_deleted = sqlx::query("DELETE FROM observations WHERE captured_at < $1")
+        .bind(cutoff)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+    done.rows_deleted += sqlx::query("DELETE FROM imported_observations WHERE captured_at < $1")
         .bind(cutoff)
         .execute(&mut *tx)
         .await?

@@ -2,16 +2,17 @@
 //! locked, so workers never wait on each other or claim the same video.
 
 use async_trait::async_trait;
-use chrono::{DateTime, Duration, Utc};
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use sqlx::{AssertSqlSafe, Postgres, Transaction};
 use uuid::Uuid;
-use vidpulse_domain::ObservationSource;
 
 use super::PgStore;
 use super::rollup;
 use crate::StoreError;
 use crate::analytics::POSTGRES;
-use crate::closes::{self, Reading};
+use crate::closes::{self, Owner, Reading};
 use crate::refresh::{DueVideo, RefreshOutcome, RefreshStore, RefreshWrite, observed_scope};
 use crate::rollup::{Scope, relink_sql};
 use crate::rows::DueRow;
@@ -124,7 +125,7 @@ async fn save_one(
                     at: w.read_at,
                     counters: *counters,
                 };
-                insert_observations(tx, &[reading], *source).await?;
+                insert_observations(tx, &[reading], Owner::Platform(*source)).await?;
             }
             held
         }
@@ -162,16 +163,26 @@ async fn save_one(
     Ok(held)
 }
 
-/// Appends observations and moves their daily closes
+/// Appends readings and moves the daily closes of those who see them
 /// ([`closes::insert_observations`]), then relinks the closes after them.
-/// Returns how many observations were new.
+/// Returns how many readings were new.
 pub(crate) async fn insert_observations(
     tx: &mut Transaction<'static, Postgres>,
     readings: &[Reading],
-    source: ObservationSource,
+    owner: Owner,
 ) -> Result<usize, StoreError> {
     let (inserted, first) =
-        closes::insert_observations::<Postgres>(tx, &POSTGRES, readings, source).await?;
+        closes::insert_observations::<Postgres>(tx, &POSTGRES, readings, owner).await?;
+    relink(tx, first).await?;
+    Ok(inserted)
+}
+
+/// Relinks the closes of each video from its day on, after closes were
+/// written there.
+pub(crate) async fn relink(
+    tx: &mut Transaction<'static, Postgres>,
+    first: BTreeMap<i64, NaiveDate>,
+) -> Result<(), StoreError> {
     if !first.is_empty() {
         let scope = Scope::videos(first.into_iter().map(|(id, day)| (id, Some(day))));
         sqlx::query(AssertSqlSafe(relink_sql(rollup::SCOPE)))
@@ -180,5 +191,5 @@ pub(crate) async fn insert_observations(
             .execute(&mut **tx)
             .await?;
     }
-    Ok(inserted)
+    Ok(())
 }

@@ -10,8 +10,11 @@ use vidpulse_domain::schedule::FAILING_AFTER_FAILURES;
 use vidpulse_domain::{OrgId, Plan, VideoId};
 
 use super::PgStore;
+use super::refresh::relink;
 use super::rollup;
 use crate::StoreError;
+use crate::analytics::POSTGRES;
+use crate::closes;
 use crate::rollup::{Scope, Shares};
 use crate::rows::{VideoArrayRow, list_order, state_name};
 use crate::videos::{
@@ -34,15 +37,26 @@ const RECORD_COLUMNS: &str = "
     h.history_at, h.history_views, h.history_likes, h.history_comments, h.history_reposts,
     h.history_saves";
 
-/// The in-window readings of `pv` for `tv`, aggregated in one pass (so the
-/// arrays are in one order, whichever it is: the record sorts by time).
+/// The in-window readings of `pv` that `tv`'s organization sees (the
+/// platform's, and its own imports at instants the platform has none),
+/// aggregated in one pass (so the arrays are in one order, whichever it is:
+/// the record sorts by time).
 const HISTORY_JOIN: &str = "LEFT JOIN LATERAL (
       SELECT array_agg(o.captured_at) AS history_at, array_agg(o.views) AS history_views,
              array_agg(o.likes) AS history_likes, array_agg(o.comments) AS history_comments,
              array_agg(o.reposts) AS history_reposts, array_agg(o.saves) AS history_saves
-        FROM observations o
-       WHERE o.platform_video_id = pv.id
-         AND o.captured_at >= tv.tracking_started_at AND o.captured_at <= tv.tracking_ends_at
+        FROM (SELECT captured_at, views, likes, comments, reposts, saves
+                FROM observations
+               WHERE platform_video_id = pv.id
+                 AND captured_at >= tv.tracking_started_at AND captured_at <= tv.tracking_ends_at
+              UNION ALL
+              SELECT i.captured_at, i.views, i.likes, i.comments, i.reposts, i.saves
+                FROM imported_observations i
+               WHERE i.organization_id = tv.organization_id AND i.platform_video_id = pv.id
+                 AND i.captured_at >= tv.tracking_started_at AND i.captured_at <= tv.tracking_ends_at
+                 AND NOT EXISTS (SELECT 1 FROM observations x
+                                  WHERE x.platform_video_id = pv.id AND x.captured_at = i.captured_at)
+             ) o
     ) h ON true";
 
 /// The statements of [`VideoStore::video`].
@@ -473,8 +487,18 @@ pub(super) async fn track_in(
             newly_tracked: true,
         });
     }
-    // A video another organization already reads may have a close today,
-    // which this tracking now sees.
+    // A video another organization already reads may have a reading taken
+    // at this very instant, which this tracking sees: it joins its closes.
+    let revealed = closes::reveal_platform_readings::<Postgres>(
+        tx,
+        &POSTGRES,
+        batch.organization_id.0,
+        &new_catalog_ids,
+        batch.now,
+        None,
+    )
+    .await?;
+    relink(tx, revealed).await?;
     let scope = Scope::tracked_by(batch.organization_id.0, new_catalog_ids);
     rollup::settle(tx, &scope, Shares::new()).await?;
     Ok(TrackOutcome::Tracked(results))

@@ -1,15 +1,17 @@
 //! Statistics import on SQLite.
 
+use std::collections::BTreeMap;
+
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use uuid::Uuid;
-use vidpulse_domain::{ObservationSource, OrgId};
+use vidpulse_domain::OrgId;
 
 use super::SqliteStore;
-use super::refresh::insert_observations;
+use super::refresh::{insert_observations, relink};
 use super::rollup;
 use crate::StoreError;
-use crate::closes::Reading;
+use crate::closes::{self, Owner, Reading};
 use crate::import::{ImportOutcome, ImportRow, ImportStore, by_video};
 use crate::rollup::Scope;
 
@@ -63,6 +65,7 @@ impl ImportStore for SqliteStore {
         let scope = Scope::videos(catalog_ids.iter().map(|id| (*id, None)));
         let before = rollup::shares(&mut tx, &scope).await?;
         let mut readings = Vec::with_capacity(rows.len());
+        let mut revealed = BTreeMap::new();
         for (v, &catalog_id) in videos.iter().zip(&catalog_ids) {
             let ends = v.earliest + window;
             let tracked: Option<(Uuid, DateTime<Utc>)> = sqlx::query_as(
@@ -90,6 +93,19 @@ impl ImportStore for SqliteStore {
                     .execute(&mut *tx)
                     .await?;
                     outcome.videos_created += 1;
+                    // The platform's readings since the new start (another
+                    // organization tracks the video) are this one's to see.
+                    revealed.extend(
+                        closes::reveal_platform_readings::<sqlx::Sqlite>(
+                            &mut tx,
+                            &crate::analytics::SQLITE,
+                            org.0,
+                            &[catalog_id],
+                            v.earliest,
+                            None,
+                        )
+                        .await?,
+                    );
                 }
                 Some((id, started)) if started > v.earliest => {
                     sqlx::query(
@@ -100,6 +116,19 @@ impl ImportStore for SqliteStore {
                     .bind(now)
                     .execute(&mut *tx)
                     .await?;
+                    // The platform's readings between the new and the old
+                    // start are this organization's to see now.
+                    revealed.extend(
+                        closes::reveal_platform_readings::<sqlx::Sqlite>(
+                            &mut tx,
+                            &crate::analytics::SQLITE,
+                            org.0,
+                            &[catalog_id],
+                            v.earliest,
+                            Some(started),
+                        )
+                        .await?,
+                    );
                 }
                 Some(_) => {}
             }
@@ -108,23 +137,9 @@ impl ImportStore for SqliteStore {
                 at: row.captured_at,
                 counters: row.counters,
             }));
-            let c = &v.latest.counters;
-            sqlx::query(
-                "UPDATE platform_videos SET views = ?2, likes = ?3, comments = ?4, reposts = ?5,
-                   saves = ?6, stats_updated_at = ?7
-                 WHERE id = ?1 AND (stats_updated_at IS NULL OR stats_updated_at < ?7)",
-            )
-            .bind(catalog_id)
-            .bind(c.views)
-            .bind(c.likes)
-            .bind(c.comments)
-            .bind(c.reposts)
-            .bind(c.saves)
-            .bind(v.latest.captured_at)
-            .execute(&mut *tx)
-            .await?;
         }
-        let stored = insert_observations(&mut tx, &readings, ObservationSource::Import).await?;
+        relink(&mut tx, revealed).await?;
+        let stored = insert_observations(&mut tx, &readings, Owner::Import(org.0)).await?;
         outcome.snapshots_imported += stored;
         outcome.snapshots_skipped += readings.len() - stored;
         rollup::settle(&mut tx, &scope, before).await?;

@@ -10,8 +10,11 @@ use vidpulse_domain::schedule::FAILING_AFTER_FAILURES;
 use vidpulse_domain::{OrgId, Plan, VideoId};
 
 use super::SqliteStore;
+use super::refresh::relink;
 use super::rollup;
 use crate::StoreError;
+use crate::analytics::SQLITE;
+use crate::closes;
 use crate::rollup::{Scope, Shares};
 use crate::rows::{VideoJsonRow, list_order, state_name};
 use crate::videos::{
@@ -31,13 +34,23 @@ const RECORD_HEAD: &str = "
     (SELECT json_group_array(t.name) FROM video_tags vt JOIN tags t ON t.id = vt.tag_id
       WHERE vt.tracked_video_id = tv.id) AS tags_json";
 
-/// The in-window history of `tv` as JSON (`[at, views, likes, comments,
-/// reposts, saves]` tuples).
+/// The in-window history `tv`'s organization sees (the platform's readings,
+/// and its own imports at instants the platform has none) as JSON (`[at,
+/// views, likes, comments, reposts, saves]` tuples).
 const HISTORY_JSON: &str = "
     (SELECT json_group_array(json_array(o.captured_at, o.views, o.likes, o.comments, o.reposts, o.saves))
-       FROM observations o
-      WHERE o.platform_video_id = pv.id
-        AND o.captured_at >= tv.tracking_started_at AND o.captured_at <= tv.tracking_ends_at)";
+       FROM (SELECT captured_at, views, likes, comments, reposts, saves
+               FROM observations
+              WHERE platform_video_id = pv.id
+                AND captured_at >= tv.tracking_started_at AND captured_at <= tv.tracking_ends_at
+             UNION ALL
+             SELECT i.captured_at, i.views, i.likes, i.comments, i.reposts, i.saves
+               FROM imported_observations i
+              WHERE i.organization_id = tv.organization_id AND i.platform_video_id = pv.id
+                AND i.captured_at >= tv.tracking_started_at AND i.captured_at <= tv.tracking_ends_at
+                AND NOT EXISTS (SELECT 1 FROM observations x
+                                 WHERE x.platform_video_id = pv.id AND x.captured_at = i.captured_at)
+            ) o)";
 
 /// The statements of [`VideoStore::video`].
 static READ_VIDEO: StatementsByLookup = StatementsByLookup::new(
@@ -463,8 +476,18 @@ pub(super) async fn track_in(
             newly_tracked: true,
         });
     }
-    // A video another organization already reads may have a close today,
-    // which this tracking now sees.
+    // A video another organization already reads may have a reading taken
+    // at this very instant, which this tracking sees: it joins its closes.
+    let revealed = closes::reveal_platform_readings::<Sqlite>(
+        tx,
+        &SQLITE,
+        batch.organization_id.0,
+        &new_catalog_ids,
+        batch.now,
+        None,
+    )
+    .await?;
+    relink(tx, revealed).await?;
     let scope = Scope::tracked_by(batch.organization_id.0, new_catalog_ids);
     rollup::settle(tx, &scope, Shares::new()).await?;
     Ok(TrackOutcome::Tracked(results))

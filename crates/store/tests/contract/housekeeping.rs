@@ -74,7 +74,7 @@ async fn retention_deletes_old_observations_and_keeps_the_closes(
     // No retention: nothing deleted (PostgreSQL: the partitions ahead exist).
     let done = store.housekeep_observations(now, None).await.unwrap();
     assert_eq!(done.rows_deleted, 0);
-    assert_eq!(count(&db, "observations").await, 4);
+    assert_eq!(count(&db, "imported_observations").await, 4);
 
     // 60 days: June and September go; the closes stay.
     let done = store
@@ -82,7 +82,7 @@ async fn retention_deletes_old_observations_and_keeps_the_closes(
         .await
         .unwrap();
     assert_eq!(done.rows_deleted + done.partitions_dropped, 2, "{done:?}");
-    assert_eq!(count(&db, "observations").await, 2);
+    assert_eq!(count(&db, "imported_observations").await, 2);
     assert_eq!(count(&db, "daily_closes").await, closes);
     // Again: nothing more to do.
     let again = store
@@ -128,5 +128,6 @@ async fn postgres_keeps_monthly_partitions_ahead_and_drops_whole_old_months(
     assert!(done.partitions_created >= 2, "{done:?}");
     assert!(done.partitions_dropped >= 4, "{done:?}");
     assert_eq!(count(&db, "observations").await, 0);
+    assert_eq!(count(&db, "imported_observations").await, 0);
     assert_eq!(count(&db, "daily_closes").await, 1);
 }

@@ -12,6 +12,7 @@ mod records;
 mod refresh;
 mod usage;
 mod videos;
+mod visibility;
 
 use std::sync::Arc;
 

@@ -21,62 +21,80 @@ use crate::processes::{admin, client, eventually, free_port, start_with, wait_re
 /// Checks every invariant of the database at `url`.
 async fn assert_invariants(url: &str) {
     let pool = PgPool::connect(url).await.unwrap();
-    let count = |sql: &'static str| {
+    let count = |sql: String| {
         let pool = pool.clone();
         async move {
-            sqlx::query_scalar::<_, i64>(sql)
+            sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql))
                 .fetch_one(&pool)
                 .await
                 .unwrap()
         }
     };
-    // Observations: at most one per video and instant (the key), and each
-    // (video, UTC day) of them has its close, no more, no less, equal to
-    // its first and last reading.
-    let days = count(
-        "SELECT count(*) FROM (SELECT DISTINCT platform_video_id,
-                 (captured_at AT TIME ZONE 'UTC')::date FROM observations) t",
-    )
-    .await;
-    assert_eq!(days, count("SELECT count(*) FROM daily_closes").await);
-    let wrong_closes = count(
-        "SELECT count(*) FROM daily_closes d
-         JOIN LATERAL (
-           SELECT min(captured_at) AS first_at, max(captured_at) AS last_at
+    // Readings: at most one per video and instant (the key). Each
+    // organization sees the platform's readings from its tracking start on
+    // and its own imports; each (organization, video, UTC day) of those has
+    // its close, no more, no less, equal to its first and last reading.
+    const SEEN: &str = "WITH seen AS (
+           SELECT tv.organization_id AS org, o.platform_video_id AS pv, o.captured_at AS at,
+                  o.views, o.likes, o.comments
            FROM observations o
-           WHERE o.platform_video_id = d.platform_video_id
-             AND (o.captured_at AT TIME ZONE 'UTC')::date = d.day) r ON TRUE
-         JOIN observations f ON f.platform_video_id = d.platform_video_id AND f.captured_at = r.first_at
-         JOIN observations l ON l.platform_video_id = d.platform_video_id AND l.captured_at = r.last_at
+           JOIN tracked_videos tv ON tv.platform_video_id = o.platform_video_id
+                                 AND o.captured_at >= tv.tracking_started_at
+           UNION ALL
+           SELECT organization_id, platform_video_id, captured_at, views, likes, comments
+           FROM imported_observations)";
+    let days = count(format!(
+        "{SEEN} SELECT count(*) FROM (SELECT DISTINCT org, pv,
+             (at AT TIME ZONE 'UTC')::date FROM seen) t"
+    ))
+    .await;
+    assert_eq!(
+        days,
+        count("SELECT count(*) FROM daily_closes".into()).await
+    );
+    let wrong_closes = count(format!(
+            "{SEEN} SELECT count(*) FROM daily_closes d
+         JOIN LATERAL (
+           SELECT min(at) AS first_at, max(at) AS last_at
+           FROM seen s
+           WHERE s.org = d.organization_id AND s.pv = d.platform_video_id
+             AND (s.at AT TIME ZONE 'UTC')::date = d.day) r ON TRUE
+         JOIN seen f ON f.org = d.organization_id AND f.pv = d.platform_video_id AND f.at = r.first_at
+         JOIN seen l ON l.org = d.organization_id AND l.pv = d.platform_video_id AND l.at = r.last_at
          WHERE d.first_at <> r.first_at OR d.last_at <> r.last_at
             OR d.first_views IS DISTINCT FROM f.views OR d.last_views IS DISTINCT FROM l.views
-            OR d.last_likes IS DISTINCT FROM l.likes OR d.last_comments IS DISTINCT FROM l.comments",
-    )
+            OR d.last_likes IS DISTINCT FROM l.likes OR d.last_comments IS DISTINCT FROM l.comments"
+    ))
     .await;
     assert_eq!(wrong_closes, 0, "daily closes differ from the observations");
     // Credits: every tracked video charged once, nothing else charged.
     let charged_twice = count(
         "SELECT count(*) FROM (SELECT subject FROM credit_ledger WHERE amount > 0
-                               GROUP BY subject HAVING count(*) > 1) t",
+                               GROUP BY subject HAVING count(*) > 1) t"
+            .into(),
     )
     .await;
     assert_eq!(charged_twice, 0, "a video was charged twice");
     let uncharged = count(
         "SELECT count(*) FROM tracked_videos tv WHERE NOT EXISTS (
-           SELECT 1 FROM credit_ledger c WHERE c.subject = CAST(tv.id AS TEXT))",
+           SELECT 1 FROM credit_ledger c WHERE c.subject = CAST(tv.id AS TEXT))"
+            .into(),
     )
     .await;
-    let imported = count("SELECT count(*) FROM tracked_videos tv WHERE tv.tracking_started_at < now() - interval '1 day'").await;
+    let imported = count("SELECT count(*) FROM tracked_videos tv WHERE tv.tracking_started_at < now() - interval '1 day'".into()).await;
     assert_eq!(uncharged, imported, "only imported videos go uncharged");
     let orphan_charges = count(
         "SELECT count(*) FROM credit_ledger c WHERE c.amount > 0 AND NOT EXISTS (
-           SELECT 1 FROM tracked_videos tv WHERE CAST(tv.id AS TEXT) = c.subject)",
+           SELECT 1 FROM tracked_videos tv WHERE CAST(tv.id AS TEXT) = c.subject)"
+            .into(),
     )
     .await;
     assert_eq!(orphan_charges, 0, "a charge for a video not tracked");
     // Jobs end.
-    let open_jobs =
-        count("SELECT count(*) FROM creator_jobs WHERE status NOT IN ('succeeded', 'error')").await;
+    let open_jobs = count(
+        "SELECT count(*) FROM creator_jobs WHERE status NOT IN ('succeeded', 'error')".into(),
+    )
+    .await;
     assert_eq!(open_jobs, 0, "a creator job did not end");
     // The quota's day counts equal a recount of the tracked videos.
     let (kept, recount) = quota_counts(url).await.unwrap();
@@ -334,7 +352,7 @@ async fn an_import_killed_mid_file_writes_nothing_and_runs_again_whole() {
     tokio::time::sleep(Duration::from_millis(400)).await;
     import.kill9();
     let pool = PgPool::connect(&db).await.unwrap();
-    let after_kill = scalar(&pool, "SELECT count(*) FROM observations").await;
+    let after_kill = scalar(&pool, "SELECT count(*) FROM imported_observations").await;
     assert!(
         after_kill == 0 || after_kill == 18_000,
         "a killed import left {after_kill} observations"
@@ -348,7 +366,7 @@ async fn an_import_killed_mid_file_writes_nothing_and_runs_again_whole() {
         18_000
     );
     assert_eq!(
-        scalar(&pool, "SELECT count(*) FROM observations").await,
+        scalar(&pool, "SELECT count(*) FROM imported_observations").await,
         18_000
     );
     assert_eq!(

@@ -1,0 +1,365 @@
+//! What an organization sees of a shared video: the platform's readings from
+//! its own tracking start on, plus its own imports. Another organization's
+//! import or earlier tracking never moves its records, listing, analytics or
+//! daily figures, and the maintained rollup stays equal to a rebuild.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
+use rstest::rstest;
+use vidpulse_domain::analytics::{AnalyticsQuery, DateRange, GroupBy};
+use vidpulse_domain::{Counters, OrgId, Plan, Platform};
+use vidpulse_store::testing::{TestDb, rollup_dump};
+use vidpulse_store::{
+    Backend, DayIncrementQuery, ImportRow, ListQuery, SortKey, SortOrder, Store, VideoLookup,
+};
+
+use crate::{org, store, track, yt};
+
+fn at(d: u32, h: u32, m: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 10, d, h, m, 0).unwrap()
+}
+
+fn day(d: u32) -> NaiveDate {
+    NaiveDate::from_ymd_opt(2026, 10, d).unwrap()
+}
+
+/// A snapshot of `yt(1)` at `when` with `views` (likes a tenth).
+fn snapshot(when: DateTime<Utc>, views: i64) -> ImportRow {
+    ImportRow {
+        platform: Platform::YouTube,
+        external_id: yt(1).external_id,
+        captured_at: when,
+        counters: Counters {
+            views: Some(views),
+            likes: Some(views / 10),
+            ..Counters::default()
+        },
+        url: None,
+        channel_username: Some("mira".into()),
+        title: None,
+        published_at: None,
+    }
+}
+
+/// Everything `org` is answered about its videos, as text: the record of
+/// `yt(1)` (without its cache stamp), the listing, totals and increments
+/// over October in every grouping, and each day's per-video increments.
+async fn everything(store: &Arc<dyn Store>, org: OrgId, now: DateTime<Utc>) -> Vec<String> {
+    let mut out = Vec::new();
+    let record = store
+        .video(org, &VideoLookup::ExternalId(yt(1).external_id), now)
+        .await
+        .unwrap()
+        .unwrap();
+    out.push(format!(
+        "{:?} {:?} {:?} {:?}",
+        record.latest, record.stats_updated_at, record.tracking_started_at, record.history
+    ));
+    let page = store
+        .list_videos(
+            org,
+            &ListQuery {
+                platform: None,
+                status: None,
+                sort: SortKey::Views,
+                order: SortOrder::Desc,
+                limit: 100,
+                offset: 0,
+            },
+            now,
+        )
+        .await
+        .unwrap();
+    for r in page.items {
+        out.push(format!("{} {:?} {:?}", r.external_id, r.latest, r.history));
+    }
+    for group_by in GroupBy::ALL {
+        for (from, to) in [(1, 31), (14, 14), (15, 31), (10, 14)] {
+            let q = AnalyticsQuery {
+                window: DateRange {
+                    from: day(from),
+                    to: day(to),
+                },
+                group_by,
+                published: None,
+                tracked: None,
+                campaign: None,
+                platform: None,
+            };
+            out.push(format!(
+                "{:?}",
+                store.analytics_totals(org, &q).await.unwrap()
+            ));
+            out.push(format!(
+                "{:?}",
+                store.analytics_increments(org, &q).await.unwrap()
+            ));
+        }
+    }
+    for d in 10..=16 {
+        let q = DayIncrementQuery {
+            day: day(d),
+            sort_by: "views",
+            limit: 100,
+            platform: None,
+            campaign: None,
+        };
+        out.push(format!(
+            "{:?}",
+            store.day_increments(org, &q).await.unwrap()
+        ));
+    }
+    out
+}
+
+/// Reads every tracked video at `now` with `views` (likes a tenth), as the
+/// refresh worker would, and makes them due again a minute later.
+async fn refresh_all(store: &Arc<dyn Store>, now: DateTime<Utc>, views: i64, author: Option<&str>) {
+    use vidpulse_domain::ObservationSource;
+    use vidpulse_store::{CatalogMeta, RefreshOutcome, RefreshWrite};
+    let due = store
+        .claim_due_videos(now, 100, Duration::minutes(5))
+        .await
+        .unwrap();
+    assert!(!due.is_empty(), "a video is due at {now}");
+    let writes: Vec<RefreshWrite> = due
+        .iter()
+        .map(|d| RefreshWrite {
+            video_id: d.id,
+            lease_token: d.lease_token,
+            read_at: now,
+            outcome: RefreshOutcome::Observed {
+                counters: Counters {
+                    views: Some(views),
+                    likes: Some(views / 10),
+                    ..Counters::default()
+                },
+                meta: CatalogMeta {
+                    author_username: author.map(str::to_owned),
+                    ..CatalogMeta::default()
+                },
+                source: ObservationSource::Simulated,
+            },
+            next_refresh_at: Some(now + Duration::minutes(1)),
+        })
+        .collect();
+    store.save_refreshes(&writes).await.unwrap();
+}
+
+/// The maintained rollup equals one rebuilt from the closes.
+async fn assert_rollup_exact(db: &TestDb, store: &Arc<dyn Store>) {
+    let maintained = rollup_dump(&db.url).await.unwrap();
+    store.rebuild_analytics().await.unwrap();
+    assert_eq!(
+        rollup_dump(&db.url).await.unwrap(),
+        maintained,
+        "rollup = rebuild"
+    );
+}
+
+#[rstest]
+#[tokio::test]
+async fn another_organizations_import_never_reaches_an_organization(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (db, store) = store(backend).await;
+    let a = org(&store, Plan::Pro).await;
+    let x = org(&store, Plan::Pro).await;
+    track(&store, a, at(14, 8, 0), vec![yt(1)]).await;
+    for (h, views) in [(8, 1000), (14, 1100), (20, 1300)] {
+        refresh_all(&store, at(14, h, 0), views, Some("mira")).await;
+    }
+    refresh_all(&store, at(15, 4, 0), 1500, Some("mira")).await;
+    let now = at(16, 0, 0);
+    let before = everything(&store, a, now).await;
+
+    // x imports the same video: before a's start, between a's readings, at
+    // the instant of one of them with other values, and after them all.
+    let rows = vec![
+        snapshot(at(12, 9, 0), 5),
+        snapshot(at(14, 11, 0), 1_000_000_000),
+        snapshot(at(14, 14, 0), 7),
+        snapshot(at(15, 23, 0), 2_000_000_000),
+    ];
+    let out = store
+        .import_observations(x, &rows, Duration::days(30), now)
+        .await
+        .unwrap();
+    assert_eq!((out.videos_created, out.snapshots_imported), (1, 4));
+    assert_eq!(
+        everything(&store, a, now).await,
+        before,
+        "a sees none of x's import"
+    );
+
+    // x sees its own imports and the platform's readings since its start
+    // (its earliest import); where both read an instant, the platform's.
+    let record = store
+        .video(x, &VideoLookup::ExternalId(yt(1).external_id), now)
+        .await
+        .unwrap()
+        .unwrap();
+    let views: Vec<Option<i64>> = record.history.iter().map(|o| o.counters.views).collect();
+    assert_eq!(
+        views,
+        [
+            Some(5),
+            Some(1000),
+            Some(1_000_000_000),
+            Some(1100),
+            Some(1300),
+            Some(1500),
+            Some(2_000_000_000)
+        ]
+    );
+    assert_eq!(record.latest.views, Some(2_000_000_000));
+
+    // a imports too: x's answers do not move, a's own import shows for a.
+    let x_before = everything(&store, x, now).await;
+    store
+        .import_observations(a, &[snapshot(at(15, 12, 0), 1400)], Duration::days(30), now)
+        .await
+        .unwrap();
+    assert_eq!(
+        everything(&store, x, now).await,
+        x_before,
+        "x sees none of a's import"
+    );
+    assert_ne!(
+        everything(&store, a, now).await,
+        before,
+        "a sees its own import"
+    );
+    assert_rollup_exact(&db, &store).await;
+}
+
+#[rstest]
+#[tokio::test]
+async fn the_same_instant_imported_by_two_organizations_is_each_ones_own(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (db, store) = store(backend).await;
+    let x = org(&store, Plan::Pro).await;
+    let y = org(&store, Plan::Pro).await;
+    let now = at(20, 0, 0);
+    let when = at(14, 10, 0);
+    let imported = |who, views| {
+        let store = store.clone();
+        async move {
+            let out = store
+                .import_observations(who, &[snapshot(when, views)], Duration::days(30), now)
+                .await
+                .unwrap();
+            (out.snapshots_imported, out.snapshots_skipped)
+        }
+    };
+    assert_eq!(imported(x, 100).await, (1, 0));
+    assert_eq!(imported(y, 900).await, (1, 0), "x's reading is not y's");
+    assert_eq!(
+        imported(x, 100).await,
+        (0, 1),
+        "idempotent per organization"
+    );
+    assert_eq!(imported(y, 900).await, (0, 1));
+    for (who, views) in [(x, 100), (y, 900)] {
+        let record = store
+            .video(who, &VideoLookup::ExternalId(yt(1).external_id), now)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(record.latest.views, Some(views));
+        assert_eq!(record.history.len(), 1);
+    }
+    assert_rollup_exact(&db, &store).await;
+}
+
+#[rstest]
+#[tokio::test]
+async fn an_organizations_first_tracked_day_starts_at_its_own_first_reading(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (db, store) = store(backend).await;
+    let a = org(&store, Plan::Pro).await;
+    let b = org(&store, Plan::Pro).await;
+    track(&store, a, at(14, 8, 0), vec![yt(1)]).await;
+    refresh_all(&store, at(14, 8, 0), 1000, Some("mira")).await;
+    track(&store, b, at(14, 14, 0), vec![yt(1)]).await;
+    refresh_all(&store, at(14, 14, 0), 1098, Some("mira")).await;
+
+    let q = |from, to| AnalyticsQuery {
+        window: DateRange {
+            from: day(from),
+            to: day(to),
+        },
+        group_by: GroupBy::None,
+        published: None,
+        tracked: None,
+        campaign: None,
+        platform: None,
+    };
+    let views = |rows: Vec<vidpulse_store::AnalyticsRow>| -> Vec<i64> {
+        rows.iter().map(|r| r.metrics.views).collect()
+    };
+    let for_date = DayIncrementQuery {
+        day: day(14),
+        sort_by: "views",
+        limit: 10,
+        platform: None,
+        campaign: None,
+    };
+    // b's first reading is 1098: its first day gained nothing yet.
+    assert_eq!(
+        views(store.analytics_increments(b, &q(14, 14)).await.unwrap()),
+        [0]
+    );
+    assert_eq!(
+        views(store.analytics_totals(b, &q(14, 14)).await.unwrap()),
+        [0]
+    );
+    assert_eq!(
+        views(store.analytics_totals(a, &q(14, 14)).await.unwrap()),
+        [98]
+    );
+    let b_day = store.day_increments(b, &for_date).await.unwrap();
+    assert_eq!(b_day[0].metrics.views, 0);
+    assert_eq!(
+        views(store.analytics_increments(a, &q(14, 14)).await.unwrap()),
+        [98]
+    );
+
+    refresh_all(&store, at(14, 20, 0), 1200, Some("mira")).await;
+    refresh_all(&store, at(15, 2, 0), 1250, Some("mira")).await;
+    assert_eq!(
+        views(store.analytics_increments(b, &q(14, 15)).await.unwrap()),
+        [102, 50]
+    );
+    assert_eq!(
+        views(store.analytics_totals(b, &q(14, 15)).await.unwrap()),
+        [152]
+    );
+    assert_eq!(
+        views(store.analytics_totals(b, &q(15, 15)).await.unwrap()),
+        [50]
+    );
+    assert_eq!(
+        views(store.analytics_totals(a, &q(14, 15)).await.unwrap()),
+        [250]
+    );
+    assert_eq!(
+        store.day_increments(b, &for_date).await.unwrap()[0]
+            .metrics
+            .views,
+        102
+    );
+    let record = store
+        .video(b, &VideoLookup::ExternalId(yt(1).external_id), at(16, 0, 0))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        record.history.first().and_then(|o| o.counters.views),
+        Some(1098)
+    );
+    assert_rollup_exact(&db, &store).await;
+}
