@@ -165,6 +165,69 @@ pub async fn forget_rollup(url: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Puts the database back in the state before readings were kept per
+/// organization (migration 0013): imports in the shared `observations`,
+/// one daily close per video and day built from all of them, and the
+/// migration not yet applied, so that the next `migrate` runs it.
+pub async fn forget_readings_per_organization(url: &str) -> Result<(), StoreError> {
+    let backend = Backend::of_url(url)?;
+    let (day_of, types) = match backend {
+        Backend::Sqlite => ("substr(captured_at, 1, 10)", ("INTEGER", "TEXT", "TEXT")),
+        Backend::Postgres => (
+            "(captured_at AT TIME ZONE 'UTC')::DATE",
+            ("BIGINT", "TIMESTAMPTZ", "DATE"),
+        ),
+    };
+    let (int, ts, date) = types;
+    let counters = |p: &str| {
+        crate::rollup::METRICS
+            .iter()
+            .map(|m| format!("{p}_{m} {int}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let create = format!(
+        "CREATE TABLE daily_closes (platform_video_id {int} NOT NULL, day {date} NOT NULL,
+           first_at {ts} NOT NULL, {first}, last_at {ts} NOT NULL, {last},
+           prev_day {date}, {prev}, PRIMARY KEY (platform_video_id, day))",
+        first = counters("first"),
+        last = counters("last"),
+        prev = counters("prev"),
+    );
+    let fill = format!(
+        "INSERT INTO daily_closes (platform_video_id, day,
+           first_at, first_views, first_likes, first_comments, first_reposts, first_saves,
+           last_at, last_views, last_likes, last_comments, last_reposts, last_saves)
+         WITH ranked AS (
+           SELECT o.*, {day_of} AS day,
+                  row_number() OVER (PARTITION BY platform_video_id, {day_of} ORDER BY captured_at) AS rf,
+                  row_number() OVER (PARTITION BY platform_video_id, {day_of} ORDER BY captured_at DESC) AS rl
+           FROM observations o)
+         SELECT f.platform_video_id, f.day,
+                f.captured_at, f.views, f.likes, f.comments, f.reposts, f.saves,
+                l.captured_at, l.views, l.likes, l.comments, l.reposts, l.saves
+         FROM ranked f JOIN ranked l ON l.platform_video_id = f.platform_video_id
+                                    AND l.day = f.day AND l.rl = 1
+         WHERE f.rf = 1"
+    );
+    execute(
+        url,
+        &[
+            "INSERT INTO observations
+               (platform_video_id, captured_at, views, likes, comments, reposts, saves, source)
+             SELECT platform_video_id, captured_at, views, likes, comments, reposts, saves, 'import'
+             FROM imported_observations WHERE true
+             ON CONFLICT DO NOTHING",
+            "DROP TABLE imported_observations",
+            "DROP TABLE daily_closes",
+            &create,
+            &fill,
+            "DELETE FROM _sqlx_migrations WHERE version = 13",
+        ],
+    )
+    .await
+}
+
 /// Runs `sql` on the database at `url` and returns its rows' one text column.
 async fn text_rows(url: &str, sql: &str) -> Result<Vec<String>, StoreError> {
     use sqlx::Connection;

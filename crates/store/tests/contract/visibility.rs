@@ -9,9 +9,10 @@ use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use rstest::rstest;
 use vidpulse_domain::analytics::{AnalyticsQuery, DateRange, GroupBy};
 use vidpulse_domain::{Counters, OrgId, Plan, Platform};
-use vidpulse_store::testing::{TestDb, rollup_dump};
+use vidpulse_store::testing::{TestDb, forget_readings_per_organization, rollup_dump};
 use vidpulse_store::{
-    Backend, DayIncrementQuery, ImportRow, ListQuery, SortKey, SortOrder, Store, VideoLookup,
+    Backend, DayIncrementQuery, ImportRow, ListQuery, SortKey, SortOrder, Store, StoreConfig,
+    VideoLookup,
 };
 
 use crate::{org, store, track, yt};
@@ -46,9 +47,19 @@ fn snapshot(when: DateTime<Utc>, views: i64) -> ImportRow {
 /// `yt(1)` (without its cache stamp), the listing, totals and increments
 /// over October in every grouping, and each day's per-video increments.
 async fn everything(store: &Arc<dyn Store>, org: OrgId, now: DateTime<Utc>) -> Vec<String> {
+    everything_of(store, org, &yt(1).external_id, now).await
+}
+
+/// [`everything`], with the record of the video `external_id`.
+async fn everything_of(
+    store: &Arc<dyn Store>,
+    org: OrgId,
+    external_id: &str,
+    now: DateTime<Utc>,
+) -> Vec<String> {
     let mut out = Vec::new();
     let record = store
-        .video(org, &VideoLookup::ExternalId(yt(1).external_id), now)
+        .video(org, &VideoLookup::ExternalId(external_id.into()), now)
         .await
         .unwrap()
         .unwrap();
@@ -362,4 +373,57 @@ async fn an_organizations_first_tracked_day_starts_at_its_own_first_reading(
         Some(1098)
     );
     assert_rollup_exact(&db, &store).await;
+}
+
+#[rstest]
+#[tokio::test]
+async fn upgrading_keeps_every_organizations_numbers_and_rebuilds_its_closes(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (db, store) = store(backend).await;
+    let a = org(&store, Plan::Pro).await;
+    let b = org(&store, Plan::Pro).await;
+    let x = org(&store, Plan::Pro).await;
+    // a tracks and imports (its start moves back); b starts mid-day, after
+    // a's import; x imports a video of its own.
+    track(&store, a, at(14, 8, 0), vec![yt(1)]).await;
+    refresh_all(&store, at(14, 8, 0), 1000, Some("mira")).await;
+    let now = at(16, 0, 0);
+    let rows = [snapshot(at(13, 9, 0), 900), snapshot(at(14, 11, 0), 1050)];
+    store
+        .import_observations(a, &rows, Duration::days(30), now)
+        .await
+        .unwrap();
+    track(&store, b, at(14, 14, 0), vec![yt(1)]).await;
+    refresh_all(&store, at(14, 14, 0), 1098, Some("mira")).await;
+    refresh_all(&store, at(15, 2, 0), 1250, Some("mira")).await;
+    let mut other = snapshot(at(12, 9, 0), 77);
+    other.external_id = yt(2).external_id;
+    store
+        .import_observations(x, &[other], Duration::days(30), now)
+        .await
+        .unwrap();
+    let answers = |store: Arc<dyn Store>| async move {
+        let mut out = everything(&store, a, now).await;
+        out.extend(everything(&store, b, now).await);
+        out.extend(everything_of(&store, x, &yt(2).external_id, now).await);
+        out
+    };
+    let before = answers(store.clone()).await;
+    let rollup = rollup_dump(&db.url).await.unwrap();
+
+    // The same database as the previous version left it, then upgraded.
+    forget_readings_per_organization(&db.url).await.unwrap();
+    let upgraded = vidpulse_store::open(&StoreConfig::new(db.url.clone()))
+        .await
+        .unwrap();
+    assert_eq!(answers(upgraded.clone()).await, before);
+    assert_eq!(rollup_dump(&db.url).await.unwrap(), rollup);
+    assert_rollup_exact(&db, &upgraded).await;
+    // Imports stay idempotent for their organization across the upgrade.
+    let again = upgraded
+        .import_observations(a, &rows, Duration::days(30), now)
+        .await
+        .unwrap();
+    assert_eq!((again.snapshots_imported, again.snapshots_skipped), (0, 2));
 }
