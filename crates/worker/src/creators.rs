@@ -333,19 +333,37 @@ fn new_videos(listed: Vec<ChannelVideo>, since: DateTime<Utc>, limit: i64) -> Ve
         .collect()
 }
 
-/// Runs jobs, discoveries and the hourly sweep until `shutdown`; the work in
-/// progress when shutdown comes finishes, and nothing more is claimed.
+/// Runs jobs, discoveries and the timeout sweep until `shutdown`; the work
+/// in progress when shutdown comes finishes, and nothing more is claimed.
+/// The sweep keeps its own schedule: a job hanging on its platform is
+/// closed on time, whatever the job loop is waiting for.
 pub async fn run(ctx: CreatorContext, shutdown: CancellationToken) {
+    tokio::join!(run_sweep(&ctx, &shutdown), run_work(&ctx, &shutdown));
+    tracing::info!("creator loop stopped");
+}
+
+/// Sweeps overdue jobs every `sweep_interval`, from the start on.
+async fn run_sweep(ctx: &CreatorContext, shutdown: &CancellationToken) {
+    let mut ticks = tokio::time::interval(ctx.config.sweep_interval);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = ticks.tick() => {}
+            _ = shutdown.cancelled() => return,
+        }
+        if let Err(e) = sweep(ctx).await {
+            tracing::error!(error = %e, "creator job sweep failed");
+        }
+    }
+}
+
+/// Claims and runs jobs and discoveries, backing off when the store fails.
+async fn run_work(ctx: &CreatorContext, shutdown: &CancellationToken) {
     let mut backoff = StdDuration::from_secs(1);
-    let mut next_sweep = tokio::time::Instant::now();
     while !shutdown.is_cancelled() {
         let step = async {
-            if tokio::time::Instant::now() >= next_sweep {
-                sweep(&ctx).await?;
-                next_sweep = tokio::time::Instant::now() + ctx.config.sweep_interval;
-            }
-            let jobs = tick_jobs(&ctx).await?;
-            let discoveries = tick_discovery(&ctx).await?;
+            let jobs = tick_jobs(ctx).await?;
+            let discoveries = tick_discovery(ctx).await?;
             Ok::<bool, StoreError>(jobs != Tick::Idle || discoveries != Tick::Idle)
         };
         match step.await {
@@ -355,9 +373,8 @@ pub async fn run(ctx: CreatorContext, shutdown: CancellationToken) {
             }
             Ok(false) => {
                 backoff = StdDuration::from_secs(1);
-                let until_sweep = next_sweep.saturating_duration_since(tokio::time::Instant::now());
                 tokio::select! {
-                    _ = tokio::time::sleep(ctx.config.idle_poll.min(until_sweep)) => {}
+                    _ = tokio::time::sleep(ctx.config.idle_poll) => {}
                     _ = ctx.wake.notified() => {}
                     _ = shutdown.cancelled() => {}
                 }
@@ -372,7 +389,6 @@ pub async fn run(ctx: CreatorContext, shutdown: CancellationToken) {
             }
         }
     }
-    tracing::info!("creator loop stopped");
 }
 
 #[cfg(test)]

@@ -468,6 +468,61 @@ async fn the_sweep_closes_a_job_past_the_timeout_and_answers_410(
 
 #[rstest]
 #[tokio::test]
+async fn the_sweep_keeps_its_schedule_while_a_job_hangs_on_its_platform(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let config = TestConfig {
+        creators: CreatorConfig {
+            job_timeout: Duration::minutes(10),
+            sweep_interval: StdDuration::from_millis(100),
+            ..CreatorConfig::default()
+        },
+        sim: SimulatedConfig {
+            channel_latency: StdDuration::from_secs(3),
+            ..SimulatedConfig::default()
+        },
+        ..TestConfig::default()
+    };
+    let app = TestApp::spawn_with(backend, config).await;
+    let (_, key) = app.org_with_key(Plan::Pro).await;
+    let id = queue(&app, &key, "tiktok", "slow.creator", 1).await;
+    // The whole creator loop runs: its job hangs on the platform.
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let creators = tokio::spawn(vidpulse_worker::creators::run(
+        app.services.creators.clone(),
+        shutdown.clone(),
+    ));
+    for _ in 0..200 {
+        if job(&app, &key, &id).await.body["data"]["status"] == "processing" {
+            break;
+        }
+        tokio::time::sleep(StdDuration::from_millis(20)).await;
+    }
+    assert_eq!(
+        job(&app, &key, &id).await.body["data"]["status"],
+        "processing"
+    );
+    app.advance(Duration::minutes(11));
+    // Within about two sweep intervals the job is closed.
+    let mut answer = job(&app, &key, &id).await;
+    for _ in 0..50 {
+        if answer.status == 410 {
+            break;
+        }
+        tokio::time::sleep(StdDuration::from_millis(20)).await;
+        answer = job(&app, &key, &id).await;
+    }
+    assert_nested_error(&answer, 410, "JOB_TIMEOUT");
+    // The hung run, when the platform answers at last, writes nothing.
+    tokio::time::sleep(StdDuration::from_secs(4)).await;
+    assert_nested_error(&job(&app, &key, &id).await, 410, "JOB_TIMEOUT");
+    assert_eq!(credits(&app, &key).await, 0);
+    shutdown.cancel();
+    creators.await.unwrap();
+}
+
+#[rstest]
+#[tokio::test]
 async fn a_deactivated_creator_is_reactivated_by_a_new_job(
     #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
 ) {
