@@ -61,6 +61,27 @@ impl Role {
     }
 }
 
+/// How many members of an organization hold each managing role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Managers {
+    /// Members whose role is `admin`.
+    pub admins: i64,
+    /// Members whose role is `owner`.
+    pub owners: i64,
+}
+
+/// Whether a member with role `target` may leave an organization whose
+/// managers are `managers`: an organization always keeps at least one
+/// member whose role is `admin` (so the last one stays, even against an
+/// owner), and at least one member who can manage it at all.
+pub fn may_remove(target: Role, managers: Managers) -> bool {
+    match target {
+        Role::Admin => managers.admins > 1,
+        Role::Owner => managers.admins + managers.owners > 1,
+        Role::Viewer | Role::Editor => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,6 +107,20 @@ mod tests {
             assert_eq!(Role::parse(r.as_str()), Some(r));
         }
         assert_eq!(Role::parse("Admin"), None);
+    }
+
+    #[test]
+    fn the_last_admin_stays() {
+        let m = |admins, owners| Managers { admins, owners };
+        assert!(
+            !may_remove(Role::Admin, m(1, 1)),
+            "an owner beside does not count"
+        );
+        assert!(may_remove(Role::Admin, m(2, 0)));
+        assert!(may_remove(Role::Owner, m(1, 1)));
+        assert!(!may_remove(Role::Owner, m(0, 1)), "nobody would manage it");
+        assert!(may_remove(Role::Viewer, m(1, 0)));
+        assert!(may_remove(Role::Editor, m(0, 0)));
     }
 
     #[test]

@@ -49,7 +49,8 @@ pub enum AcceptOutcome {
     WrongEmail,
     /// The invitation has expired (and is now marked so).
     Expired,
-    /// The invitation was declined.
+    /// The invitation was declined, or accepted before by someone who is no
+    /// longer a member (an invitation is accepted once).
     NotPending,
 }
 
@@ -267,7 +268,25 @@ macro_rules! invite_store_impl {
                         .await?;
                         AcceptOutcome::Expired
                     }
-                    "pending" | "accepted" => {
+                    // Accepted once: a member asking again (or a concurrent
+                    // accept of the same invitation) is told so; someone
+                    // removed since needs a new invitation.
+                    "accepted" => {
+                        let member: Option<String> = sqlx::query_scalar(sql(
+                            "SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2",
+                            $sqlite,
+                        ))
+                        .bind(org.0)
+                        .bind(user.0)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                        if member.is_some() {
+                            AcceptOutcome::AlreadyMember(org, name)
+                        } else {
+                            AcceptOutcome::NotPending
+                        }
+                    }
+                    "pending" => {
                         let joined = sqlx::query(sql(
                             "INSERT INTO memberships (organization_id, user_id, role, created_at)
                              VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",

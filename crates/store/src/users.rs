@@ -138,7 +138,9 @@ pub enum RemoveMember {
     Removed,
     /// The user is not a member.
     NotMember,
-    /// The user is the last admin or owner.
+    /// The organization would be left without a member whose role is
+    /// `admin`, or without anyone to manage it
+    /// ([`vidpulse_domain::identity::may_remove`]).
     LastAdmin,
 }
 
@@ -498,18 +500,18 @@ macro_rules! user_store_impl {
                 let Some(role) = role else {
                     return Ok(RemoveMember::NotMember);
                 };
-                if role == "admin" || role == "owner" {
-                    let admins: i64 = sqlx::query_scalar(sql(
-                        "SELECT count(*) FROM memberships
-                         WHERE organization_id = $1 AND role IN ('admin', 'owner')",
-                        $sqlite,
-                    ))
-                    .bind(org.0)
-                    .fetch_one(&mut *tx)
-                    .await?;
-                    if admins <= 1 {
-                        return Ok(RemoveMember::LastAdmin);
-                    }
+                let (admins, owners): (i64, i64) = sqlx::query_as(sql(
+                    "SELECT coalesce(sum(CASE WHEN role = 'admin' THEN 1 ELSE 0 END), 0),
+                            coalesce(sum(CASE WHEN role = 'owner' THEN 1 ELSE 0 END), 0)
+                     FROM memberships WHERE organization_id = $1",
+                    $sqlite,
+                ))
+                .bind(org.0)
+                .fetch_one(&mut *tx)
+                .await?;
+                let managers = vidpulse_domain::identity::Managers { admins, owners };
+                if !vidpulse_domain::identity::may_remove($crate::users::parse_role(&role)?, managers) {
+                    return Ok(RemoveMember::LastAdmin);
                 }
                 sqlx::query(sql(
                     "DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2",

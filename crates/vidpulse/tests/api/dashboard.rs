@@ -540,6 +540,21 @@ async fn team_settings_language_and_roles(
         app.store.remove_member(org_id, editor_id).await.unwrap(),
         vidpulse_store::RemoveMember::LastAdmin
     );
+    // An owner cannot remove the only admin either: the organization keeps
+    // a member whose role is admin.
+    let (owner, owner_id) = member(&app, "own@example.com").await;
+    assert!(
+        app.store
+            .add_member(org_id, owner_id, Role::Owner, now)
+            .await
+            .unwrap()
+    );
+    let a = remove(&owner, &editor_id.0.to_string()).await;
+    assert_nested_error(&a, 409, "LAST_ADMIN");
+    assert_eq!(
+        app.store.membership_role(editor_id, org_id).await.unwrap(),
+        Some(Role::Admin)
+    );
 }
 
 #[rstest]

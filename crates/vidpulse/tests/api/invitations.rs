@@ -449,3 +449,111 @@ async fn concurrent_accepts_all_succeed(
         "exactly one accept joined; the others were members already"
     );
 }
+
+#[rstest]
+#[tokio::test]
+async fn a_removed_member_cannot_rejoin_with_the_accepted_invitation(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let outbox = tempfile::tempdir().unwrap();
+    let mut config = TestConfig::default();
+    config.api.mail.outbox = outbox.path().to_owned();
+    let app = TestApp::spawn_with(backend, config).await;
+    let (boss, org) = org(&app).await;
+    call(
+        &app,
+        "/organizations/team/invite",
+        &boss,
+        Some(&org),
+        &json!({"invites": [{"email": "ann@example.com", "role": "admin"}]}),
+    )
+    .await;
+    let file = std::fs::read_dir(outbox.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mail = std::fs::read_to_string(file).unwrap();
+    let id = mail.split("/invitations/").nth(1).unwrap()[..36].to_owned();
+    let ann = token(&app, "ann@example.com").await;
+    let accept = json!({"invite_id": id});
+    let a = call(
+        &app,
+        "/organizations/team/invite/accept",
+        &ann,
+        None,
+        &accept,
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    // Asking again while a member: success, with a message.
+    let a = call(
+        &app,
+        "/organizations/team/invite/accept",
+        &ann,
+        None,
+        &accept,
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert!(a.body["data"]["message"].is_string(), "{}", a.body);
+
+    let members = app
+        .client
+        .get(app.url("/organizations/team/members"))
+        .bearer_auth(&boss)
+        .header("X-Organization-ID", &org)
+        .send()
+        .await
+        .unwrap();
+    let members = TestApp::answer(members).await;
+    let ann_id = members.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["email"] == "ann@example.com")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let a = call(
+        &app,
+        "/organizations/team/members/remove",
+        &boss,
+        Some(&org),
+        &json!({"user_id": ann_id}),
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+
+    // The old invitation does not bring her back, before or after it expires.
+    let a = call(
+        &app,
+        "/organizations/team/invite/accept",
+        &ann,
+        None,
+        &accept,
+    )
+    .await;
+    assert_nested_error(&a, 409, "INVITE_NOT_PENDING");
+    app.advance(Duration::days(8));
+    let a = call(
+        &app,
+        "/organizations/team/invite/accept",
+        &ann,
+        None,
+        &accept,
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 409, "{}", a.body);
+    let a = call(
+        &app,
+        "/organizations/api-keys",
+        &ann,
+        Some(&org),
+        &json!({"name": "back door"}),
+    )
+    .await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+}
