@@ -3,14 +3,23 @@
 use sha2::{Digest, Sha256};
 
 /// The stable subject the built-in development identity gives an e-mail
-/// address: `local|` and 24 hex digits of the SHA-256 of the lowercased address.
+/// address: `local|` and 24 hex digits of the SHA-256 of its [`email_key`].
 pub fn dev_subject(email: &str) -> String {
-    let digest = Sha256::digest(email.trim().to_lowercase().as_bytes());
+    let digest = Sha256::digest(email_key(email).as_bytes());
     format!("local|{}", &hex::encode(digest)[..24])
 }
 
+/// The form e-mail addresses are stored and compared in, everywhere: trimmed,
+/// with ASCII letters lowercased and nothing else changed. Addresses that
+/// differ only by Unicode case folding (`\u{212A}ate@a.test`, with a KELVIN
+/// SIGN, and `kate@a.test`) are different addresses.
+pub fn email_key(email: &str) -> String {
+    email.trim().to_ascii_lowercase()
+}
+
 /// Whether `email` looks like an e-mail address: one `@` with text on both
-/// sides, a dot in the domain, no spaces, at most 254 characters.
+/// sides, a dot in the domain, no spaces or control characters (NUL
+/// included), at most 254 bytes.
 pub fn is_plausible_email(email: &str) -> bool {
     let Some((local, domain)) = email.split_once('@') else {
         return false;
@@ -21,7 +30,7 @@ pub fn is_plausible_email(email: &str) -> bool {
         && domain.contains('.')
         && !domain.starts_with('.')
         && !domain.ends_with('.')
-        && !email.chars().any(char::is_whitespace)
+        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
 /// A member's role in an organization, weakest first: each can do what the
@@ -110,6 +119,13 @@ mod tests {
     }
 
     #[test]
+    fn email_keys_fold_ascii_case_only() {
+        assert_eq!(email_key(" Kate@A.test "), "kate@a.test");
+        assert_ne!(email_key("\u{212A}ate@a.test"), email_key("kate@a.test"));
+        assert_ne!(email_key("\u{130}@a.test"), email_key("i\u{307}@a.test"));
+    }
+
+    #[test]
     fn the_last_admin_stays() {
         let m = |admins, owners| Managers { admins, owners };
         assert!(
@@ -135,6 +151,7 @@ mod tests {
             "a b@c.de",
             "a@b@c.de",
             "a@.de",
+            "a\u{0}@b.de",
         ] {
             assert!(!is_plausible_email(bad), "{bad}");
         }

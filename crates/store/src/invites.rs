@@ -134,7 +134,7 @@ macro_rules! invite_store_impl {
                 .await?;
                 let mut out = Vec::with_capacity(invites.len());
                 for (email, role) in invites {
-                    let lower = email.to_lowercase();
+                    let lower = vidpulse_domain::identity::email_key(email);
                     let members: i64 = sqlx::query_scalar(sql(
                         "SELECT count(*) FROM memberships m JOIN users u ON u.id = m.user_id
                          WHERE m.organization_id = $1 AND u.email_lower = $2",
@@ -253,7 +253,7 @@ macro_rules! invite_store_impl {
                 let Some((org, name, invited, status, expires_at, role)) = row else {
                     return Ok(AcceptOutcome::NotFound);
                 };
-                if invited != email.to_lowercase() {
+                if invited != vidpulse_domain::identity::email_key(email) {
                     return Ok(AcceptOutcome::WrongEmail);
                 }
                 let org = vidpulse_domain::OrgId(org);
@@ -343,7 +343,7 @@ macro_rules! invite_store_impl {
                 let Some((invited, status, expires_at)) = row else {
                     return Ok(DeclineOutcome::NotFound);
                 };
-                if invited != email.to_lowercase() {
+                if invited != vidpulse_domain::identity::email_key(email) {
                     return Ok(DeclineOutcome::WrongEmail);
                 }
                 let outcome = match status.as_str() {

@@ -183,6 +183,9 @@ fn key_algorithm(jwk: &jsonwebtoken::jwk::Jwk) -> Option<Algorithm> {
     }
 }
 
+/// The longest `sub` claim accepted (it is stored with the user).
+const MAX_SUBJECT_BYTES: usize = 255;
+
 /// The claims vidpulse reads from a dashboard token.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Claims {
@@ -193,6 +196,9 @@ pub struct Claims {
     pub email: Option<String>,
     /// Expiry, seconds since the epoch.
     pub exp: i64,
+    /// Not before, seconds since the epoch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nbf: Option<i64>,
     /// Issued at.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iat: Option<i64>,
@@ -338,6 +344,19 @@ impl Identity {
         if data.claims.exp + LEEWAY_SECS < now.timestamp() {
             return Err("The token has expired");
         }
+        if data
+            .claims
+            .nbf
+            .is_some_and(|nbf| nbf - LEEWAY_SECS > now.timestamp())
+        {
+            return Err("The token is not valid yet");
+        }
+        let sub = &data.claims.sub;
+        if sub.is_empty() || sub.len() > MAX_SUBJECT_BYTES || sub.chars().any(char::is_control) {
+            return Err(
+                "The token's `sub` claim must be 1 to 255 bytes without control characters",
+            );
+        }
         Ok(data.claims)
     }
 
@@ -355,6 +374,7 @@ impl Identity {
             sub: sub.to_owned(),
             email: Some(email.to_owned()),
             exp: (now + ttl).timestamp(),
+            nbf: None,
             iat: Some(now.timestamp()),
             iss: self.config.issuer.clone(),
             aud: self.config.audience.clone(),
@@ -484,6 +504,54 @@ mod tests {
             .unwrap();
         assert!(id.verify(b"s3cret", &no_aud, now).is_err());
         assert!(id.verify(b"s3cret", "not.a.token", now).is_err());
+    }
+
+    /// A token with these claims, signed with `s3cret`.
+    fn signed(claims: &serde_json::Value) -> String {
+        jsonwebtoken::encode(
+            &Header::new(Algorithm::HS256),
+            claims,
+            &EncodingKey::from_secret(b"s3cret"),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn tokens_not_valid_yet_and_unusable_subjects_are_refused() {
+        let id = identity(None, None);
+        let now = Utc::now();
+        let exp = (now + Duration::hours(1)).timestamp();
+        let token = |sub: &str, nbf: Option<i64>| {
+            let mut c = serde_json::json!({"sub": sub, "email": "a@b.co", "exp": exp});
+            if let Some(nbf) = nbf {
+                c["nbf"] = nbf.into();
+            }
+            signed(&c)
+        };
+        let later = (now + Duration::minutes(10)).timestamp();
+        assert_eq!(
+            id.verify(b"s3cret", &token("x", Some(later)), now),
+            Err("The token is not valid yet")
+        );
+        assert!(
+            id.verify(b"s3cret", &token("x", Some(now.timestamp())), now)
+                .is_ok()
+        );
+        for bad in [
+            String::new(),
+            "x".repeat(256),
+            "a\u{0}b".to_owned(),
+            "a\nb".to_owned(),
+        ] {
+            assert!(
+                id.verify(b"s3cret", &token(&bad, None), now).is_err(),
+                "{bad:?}"
+            );
+        }
+        assert!(
+            id.verify(b"s3cret", &token(&"x".repeat(255), None), now)
+                .is_ok()
+        );
     }
 
     #[test]

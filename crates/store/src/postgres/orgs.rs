@@ -34,7 +34,7 @@ impl OrgStore for PgStore {
             .bind(UserId::new().0)
             .bind(&new.owner_subject)
             .bind(email)
-            .bind(email.to_lowercase())
+            .bind(vidpulse_domain::identity::email_key(email))
             .bind(new.now)
             .fetch_one(&mut *tx)
             .await?;

@@ -110,10 +110,21 @@ async fn an_owner_made_by_the_admin_command_signs_in_and_sees_the_organization(
         a.body["data"],
         json!([{"id": org.organization_id, "name": "Agency", "role": "owner"}])
     );
-    // Another identity claiming that e-mail address is refused.
-    let impostor = token(&app, "owner@example.com", Some("other-idp|42")).await;
+    // The first identity provider's token with that address is linked to
+    // the owner (the command's placeholder subject yields to it) ...
+    let idp = token(&app, "owner@example.com", Some("idp|42")).await;
+    let a = app.get("/organizations/list", Some(&idp)).await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(a.body["data"][0]["role"], "owner");
+    // ... and from then on another identity claiming it is refused.
+    let impostor = token(&app, "owner@example.com", Some("other-idp|43")).await;
     let a = app.get("/organizations/list", Some(&impostor)).await;
     assert_nested_error(&a, 409, "IDENTITY_CONFLICT");
+    // An address equal only under Unicode case folding is another address.
+    let kelvin = token(&app, "\u{212A}ate@example.com", Some("idp|k")).await;
+    let a = app.get("/organizations/list", Some(&kelvin)).await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(a.body["data"], json!([]));
 }
 
 #[rstest]

@@ -557,3 +557,54 @@ async fn a_removed_member_cannot_rejoin_with_the_accepted_invitation(
     .await;
     assert_nested_error(&a, 404, "NOT_FOUND");
 }
+
+#[rstest]
+#[tokio::test]
+async fn an_address_equal_only_under_unicode_folding_cannot_take_an_invitation(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let outbox = tempfile::tempdir().unwrap();
+    let mut config = TestConfig::default();
+    config.api.mail.outbox = outbox.path().to_owned();
+    let app = TestApp::spawn_with(backend, config).await;
+    let (boss, org) = org(&app).await;
+    call(
+        &app,
+        "/organizations/team/invite",
+        &boss,
+        Some(&org),
+        &json!({"invites": [{"email": "kate@a.test", "role": "admin"}]}),
+    )
+    .await;
+    let file = std::fs::read_dir(outbox.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mail = std::fs::read_to_string(file).unwrap();
+    let id = mail.split("/invitations/").nth(1).unwrap()[..36].to_owned();
+    let accept = json!({"invite_id": id});
+    // KELVIN SIGN K: lowercases to `k` under Unicode rules, not under ours.
+    let kelvin = token(&app, "\u{212A}ate@a.test").await;
+    let a = call(
+        &app,
+        "/organizations/team/invite/accept",
+        &kelvin,
+        None,
+        &accept,
+    )
+    .await;
+    assert!(a.status.is_client_error(), "{}", a.body);
+    let kate = token(&app, "Kate@A.test").await;
+    let a = call(
+        &app,
+        "/organizations/team/invite/accept",
+        &kate,
+        None,
+        &accept,
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert!(a.body["data"].get("message").is_none(), "{}", a.body);
+}
