@@ -34,7 +34,8 @@ pub struct Cli {
 #[derive(Debug, Args)]
 pub struct CommonArgs {
     /// Database: `sqlite://PATH` (file and folder created on first start) or `postgres://...`.
-    #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL, global = true)]
+    #[arg(long, env = "DATABASE_URL", default_value = DEFAULT_DATABASE_URL, global = true,
+          hide_env_values = true)]
     pub database_url: String,
     /// Log line format.
     #[arg(long, env = "VIDPULSE_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
@@ -167,7 +168,7 @@ impl MailArgs {
 #[derive(Debug, Clone, Args)]
 pub struct IdentityArgs {
     /// HS256 secret of dashboard tokens (default: one generated once and kept in the database).
-    #[arg(long, env = "VIDPULSE_JWT_SECRET", hide_env_values = true, value_parser = parse_secret)]
+    #[arg(long, env = "VIDPULSE_JWT_SECRET", hide_env_values = true, value_parser = parse_jwt_secret)]
     pub jwt_secret: Option<Secret>,
     /// Required `iss` claim of dashboard tokens, when set.
     #[arg(long, env = "VIDPULSE_JWT_ISSUER")]
@@ -330,6 +331,23 @@ fn parse_secret(s: &str) -> Result<Secret, String> {
     } else {
         Ok(Secret(s.to_owned()))
     }
+}
+
+/// The shortest HS256 secret accepted: as many bytes as the hash's output.
+pub const MIN_JWT_SECRET_BYTES: usize = 32;
+
+/// Parses the development identity's HS256 secret: at least
+/// [`MIN_JWT_SECRET_BYTES`] bytes, so it cannot be guessed.
+fn parse_jwt_secret(s: &str) -> Result<Secret, String> {
+    let secret = parse_secret(s)?;
+    if secret.0.len() < MIN_JWT_SECRET_BYTES {
+        return Err(format!(
+            "must be at least {MIN_JWT_SECRET_BYTES} bytes (it is {}); \
+             `openssl rand -base64 48` makes one",
+            secret.0.len()
+        ));
+    }
+    Ok(secret)
 }
 
 /// Parses a base address and gives it a trailing slash, so paths join below it.
@@ -548,53 +566,69 @@ impl LiveArgs {
     }
 }
 
-/// Every `VIDPULSE_*` variable this build reads.
-pub const KNOWN_VARIABLES: &[&str] = &[
-    "VIDPULSE_LOG_FORMAT",
-    "VIDPULSE_LISTEN",
-    "VIDPULSE_NO_WORKER",
-    "VIDPULSE_REDIS_URL",
-    "VIDPULSE_METRICS_LISTEN",
-    "VIDPULSE_RECORD_CACHE_MB",
-    "VIDPULSE_UPGRADE_URL",
-    "VIDPULSE_UPSTREAM",
-    "VIDPULSE_REFRESH_SCHEDULE",
-    "VIDPULSE_SIM_FAIL_RATE",
-    "VIDPULSE_SIM_GONE_RATE",
-    "VIDPULSE_SIM_LATENCY_MS",
-    "VIDPULSE_YOUTUBE_ADAPTER",
-    "VIDPULSE_YOUTUBE_API_KEY",
-    "VIDPULSE_YOUTUBE_API_BASE",
-    "VIDPULSE_YOUTUBE_DAILY_QUOTA",
-    "VIDPULSE_TIKTOK_ADAPTER",
-    "VIDPULSE_TIKTOK_CLIENT_KEY",
-    "VIDPULSE_TIKTOK_CLIENT_SECRET",
-    "VIDPULSE_TIKTOK_API_BASE",
-    "VIDPULSE_TIKTOK_DAILY_REQUESTS",
-    "VIDPULSE_INSTAGRAM_ACCESS_TOKEN",
-    "VIDPULSE_INSTAGRAM_USER_ID",
-    "VIDPULSE_INSTAGRAM_GRAPH_BASE",
-    "VIDPULSE_YTDLP_PATH",
-    "VIDPULSE_YTDLP_CONCURRENCY",
-    "VIDPULSE_YTDLP_TIMEOUT_SECS",
-    "VIDPULSE_YTDLP_COOKIES",
-    "VIDPULSE_JOB_TIMEOUT_SECS",
-    "VIDPULSE_JOB_SWEEP_INTERVAL_SECS",
-    "VIDPULSE_WORKER_LEASE_SECS",
-    "VIDPULSE_OBSERVATION_RETENTION_DAYS",
-    // Documented in CONTRACT.md; read by features still being built.
-    "VIDPULSE_JWT_SECRET",
-    "VIDPULSE_JWT_JWKS_URL",
-    "VIDPULSE_INVITE_TTL_SECS",
-    "VIDPULSE_SMTP_URL",
-    "VIDPULSE_TEST_POSTGRES_URL",
-];
+/// Variables read outside the command line: the test suite's PostgreSQL.
+const OTHER_VARIABLES: &[&str] = &["VIDPULSE_TEST_POSTGRES_URL"];
+
+/// Every `VIDPULSE_*` variable this build reads: those of every flag of
+/// every command (read from the command-line definitions, so the list
+/// cannot drift from them), and [`OTHER_VARIABLES`].
+pub fn known_variables() -> Vec<String> {
+    fn walk(cmd: &clap::Command, out: &mut Vec<String>) {
+        for arg in cmd.get_arguments() {
+            if let Some(env) = arg.get_env().and_then(|e| e.to_str()) {
+                out.push(env.to_owned());
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            walk(sub, out);
+        }
+    }
+    let mut out: Vec<String> = OTHER_VARIABLES.iter().map(|v| (*v).to_owned()).collect();
+    walk(&<Cli as clap::CommandFactory>::command(), &mut out);
+    out.sort();
+    out.dedup();
+    out
+}
 
 /// Names of `VIDPULSE_*` variables in the environment that this build does not read
 /// (a typo, usually).
 pub fn unknown_variables() -> Vec<String> {
+    let known = known_variables();
     std::env::vars()
         .map(|(k, _)| k)
-        .filter(|k| k.starts_with("VIDPULSE_") && !KNOWN_VARIABLES.contains(&k.as_str()))
+        .filter(|k| k.starts_with("VIDPULSE_") && !known.contains(k))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_flag_variable_is_known_and_nothing_else() {
+        let known = known_variables();
+        for documented in [
+            "VIDPULSE_PUBLIC_URL",
+            "VIDPULSE_FILES_DIR",
+            "VIDPULSE_OUTBOX_DIR",
+            "VIDPULSE_MAIL_FROM",
+            "VIDPULSE_DASHBOARD_URL",
+            "VIDPULSE_JWT_ISSUER",
+            "VIDPULSE_JWT_AUDIENCE",
+            "VIDPULSE_JWT_SECRET",
+            "VIDPULSE_REDIS_URL",
+            "VIDPULSE_TEST_POSTGRES_URL",
+            "DATABASE_URL",
+        ] {
+            assert!(known.iter().any(|k| k == documented), "{documented}");
+        }
+        assert!(!known.iter().any(|k| k == "VIDPULSE_LISTEN_ADDR"));
+    }
+
+    #[test]
+    fn jwt_secrets_are_long_enough() {
+        assert!(parse_jwt_secret("x").is_err());
+        assert!(parse_jwt_secret(&"x".repeat(31)).is_err());
+        assert!(parse_jwt_secret(&"x".repeat(32)).is_ok());
+    }
 }

@@ -212,6 +212,31 @@ async fn serve_starts_with_no_configuration_and_stops_on_sigterm() {
 }
 
 #[test]
+fn help_never_shows_the_database_password() {
+    let out = vidpulse("postgres://vp:hunter2@127.0.0.1/vp", &["serve", "--help"]);
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("DATABASE_URL"), "{help}");
+    assert!(!help.contains("hunter2"), "{help}");
+}
+
+#[test]
+fn a_short_jwt_secret_stops_the_start_with_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}/v.db", dir.path().display());
+    let out = Command::new(env!("CARGO_BIN_EXE_vidpulse"))
+        .arg("serve")
+        .env("DATABASE_URL", &db)
+        .env("VIDPULSE_JWT_SECRET", "x")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("at least 32 bytes"), "{stderr}");
+    assert!(!dir.path().join("v.db").exists(), "nothing was started");
+}
+
+#[test]
 fn live_mode_names_the_missing_setting() {
     let dir = tempfile::tempdir().unwrap();
     let db = format!("sqlite://{}/v.db", dir.path().display());
