@@ -55,6 +55,19 @@ pub enum ResolveError {
 }
 
 impl ResolveError {
+    /// What a client is told: the transport's details (proxy tunnels, TLS,
+    /// connection errors) stay in the log, where [`std::fmt::Display`]
+    /// shows them.
+    pub fn client_message(&self) -> String {
+        match self {
+            ResolveError::Upstream(_) => {
+                "the platform did not answer the short-link request; try again later".to_owned()
+            }
+            ResolveError::Setup(_) => "the short link could not be resolved right now".to_owned(),
+            other => other.to_string(),
+        }
+    }
+
     /// Whether trying again later may succeed.
     pub fn is_retryable(&self) -> bool {
         matches!(self, ResolveError::Timeout(_) | ResolveError::Upstream(_))
@@ -712,6 +725,12 @@ mod tests {
             "the short link was resolved, but it is not a video: this TikTok link is a photo post"
         );
         assert!(ResolveError::Upstream("HTTP 503".into()).is_retryable());
+        let tunnel = ResolveError::Upstream("tunnel error: unsuccessful".into());
+        assert!(!tunnel.client_message().contains("tunnel"));
+        assert!(
+            tunnel.to_string().contains("tunnel"),
+            "the log keeps the detail"
+        );
         assert!(!ResolveError::TooManyHops(3).is_retryable());
         assert!(!ResolveError::ForbiddenHost("x".into()).is_retryable());
     }

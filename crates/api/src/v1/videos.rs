@@ -260,11 +260,10 @@ fn track_urls(body: &Value) -> Result<Vec<String>, ApiError> {
 async fn resolve(app: &AppState, url: &str) -> Result<VideoRef, (Option<Platform>, String)> {
     match parse_video_url(url) {
         Ok(ParsedUrl::Video(video)) => Ok(video),
-        Ok(ParsedUrl::ShortLink(link)) => app
-            .resolver
-            .resolve(&link)
-            .await
-            .map_err(|e| (Some(link.platform), e.to_string())),
+        Ok(ParsedUrl::ShortLink(link)) => app.resolver.resolve(&link).await.map_err(|e| {
+            tracing::warn!(error = %e, url, "short link not resolved");
+            (Some(link.platform), e.client_message())
+        }),
         Err(e) => Err((None, e.to_string())),
     }
 }
