@@ -52,20 +52,26 @@ pub struct ApiKeyAuth {
 impl ApiKeyAuth {
     /// Fails with 402 `PAID_PLAN_REQUIRED` on the free plan.
     pub fn require_paid_plan(&self, upgrade_url: &str) -> Result<(), ApiError> {
-        if self.org.plan.is_paid() {
-            return Ok(());
-        }
-        let mut e = ApiError::new(
-            StatusCode::PAYMENT_REQUIRED,
-            ErrorCode::PaidPlanRequired,
-            format!(
-                "This operation requires a paid plan (pro or business); the organization is on the {} plan",
-                Plan::Free
-            ),
-        );
-        e.upgrade_url = Some(upgrade_url.to_owned());
-        Err(e)
+        require_paid_plan(self.org.plan, upgrade_url)
     }
+}
+
+/// Fails with 402 `PAID_PLAN_REQUIRED` (and where to upgrade) when `plan` is
+/// free: one rule for an operation, whichever interface asks.
+pub fn require_paid_plan(plan: Plan, upgrade_url: &str) -> Result<(), ApiError> {
+    if plan.is_paid() {
+        return Ok(());
+    }
+    let mut e = ApiError::new(
+        StatusCode::PAYMENT_REQUIRED,
+        ErrorCode::PaidPlanRequired,
+        format!(
+            "This operation requires a paid plan (pro or business); the organization is on the {} plan",
+            Plan::Free
+        ),
+    );
+    e.upgrade_url = Some(upgrade_url.to_owned());
+    Err(e)
 }
 
 impl FromRequestParts<AppState> for ApiKeyAuth {

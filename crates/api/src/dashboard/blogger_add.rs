@@ -272,6 +272,17 @@ async fn start(
     ))
 }
 
+/// Tracking creators needs a paid plan, as `POST /v1/bloggers/track` does:
+/// 402 `PAID_PLAN_REQUIRED` on the free plan.
+async fn require_paid_plan(app: &AppState, auth: &OrgAuth) -> Result<(), ApiError> {
+    let org = app
+        .store
+        .organization(auth.org)
+        .await?
+        .ok_or_else(|| ApiError::not_found("No such organization"))?;
+    crate::auth::require_paid_plan(org.plan, &app.config.upgrade_url)
+}
+
 /// Where the creator of an add comes from.
 enum CreatorSource {
     /// Read from the platform just now.
@@ -340,6 +351,7 @@ fn profile_of(c: Channel) -> CreatorProfile {
     responses(
         (status = 201, description = "Tracked; its initial videos are being fetched", body = Added),
         (status = 400, description = "VALIDATION_ERROR with `field` (unknown tags: `unknown_tag_ids`)"),
+        (status = 402, description = "PAID_PLAN_REQUIRED: the organization is on the free plan"),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
         (status = 404, description = "PLATFORM_NOT_FOUND: no such account on the platform"),
         (status = 409, description = "CREATOR_ALREADY_TRACKED, CREATOR_TRACK_IN_FLIGHT or CREATOR_REACTIVATE_IN_FLIGHT"),
@@ -355,6 +367,7 @@ async fn add(
     JsonBody(body): JsonBody,
 ) -> Result<(StatusCode, Json<Added>), ApiError> {
     auth.require(Role::Editor)?;
+    require_paid_plan(&app, &auth).await?;
     let (platform, username, _) = parse_track(&body)?;
     let settings = settings(body.as_object().unwrap_or(&Map::new()))?;
     check_tags(&app, &auth, settings.tag_ids.as_deref()).await?;
@@ -372,6 +385,7 @@ async fn add(
     responses(
         (status = 201, description = "Tracked; its initial videos are being fetched", body = Added),
         (status = 400, description = "VALIDATION_ERROR with `field`"),
+        (status = 402, description = "PAID_PLAN_REQUIRED: the organization is on the free plan"),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
         (status = 404, description = "NOT_FOUND: the organization knows no such creator"),
         (status = 409, description = "CREATOR_ALREADY_TRACKED, CREATOR_TRACK_IN_FLIGHT or CREATOR_REACTIVATE_IN_FLIGHT"),
@@ -386,6 +400,7 @@ async fn add_from_tracking(
     JsonBody(body): JsonBody,
 ) -> Result<(StatusCode, Json<Added>), ApiError> {
     auth.require(Role::Editor)?;
+    require_paid_plan(&app, &auth).await?;
     let id = uuid_field(&body, "blogger_id")?;
     let settings = settings(body.as_object().unwrap_or(&Map::new()))?;
     check_tags(&app, &auth, settings.tag_ids.as_deref()).await?;

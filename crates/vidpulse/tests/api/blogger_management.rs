@@ -48,8 +48,9 @@ async fn tag(app: &TestApp, token: &str, org: &str, name: &str) -> String {
     a.body["data"]["id"].as_str().unwrap().to_owned()
 }
 
-/// A second organization with an editor: (token, organization id).
-async fn outsider(app: &TestApp) -> (String, String) {
+/// A second organization, on the free plan, with an admin: (token,
+/// organization id).
+async fn free_organization(app: &TestApp) -> (String, String) {
     let (t, _) = member(app, "out@example.com").await;
     let a = register(app, &t, &json!({"name": "Other"})).await;
     (
@@ -59,6 +60,18 @@ async fn outsider(app: &TestApp) -> (String, String) {
             .unwrap()
             .to_owned(),
     )
+}
+
+/// A second organization, on a paid plan (it may add creators), with an
+/// admin: (token, organization id).
+async fn outsider(app: &TestApp) -> (String, String) {
+    let (t, org) = free_organization(app).await;
+    let org_id = vidpulse_domain::OrgId(org.parse().unwrap());
+    app.store
+        .set_plan(org_id, vidpulse_domain::Plan::Pro, None, None)
+        .await
+        .unwrap();
+    (t, org)
 }
 
 #[rstest]
@@ -646,4 +659,30 @@ async fn bloggers_are_grouped_into_creator_profiles(
     let a = post(&app, "/blogger/add-to-creator", &editor, &org, &add).await;
     assert_nested_error(&a, 404, "NOT_FOUND");
     assert_eq!(a.body["error"]["field"], "creator_id");
+}
+
+#[rstest]
+#[tokio::test]
+async fn adding_a_creator_needs_a_paid_plan_as_in_the_public_api(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let (t, org) = free_organization(&app).await;
+    let body = json!({"username": "mira.cooks", "platform": "TikTok", "initial_videos_count": 2});
+    for path in ["/blogger/add", "/blogger/add-from-tracking"] {
+        let a = post(&app, path, &t, &org, &body).await;
+        assert_nested_error(&a, 402, "PAID_PLAN_REQUIRED");
+        assert!(a.body["error"]["upgrade_url"].is_string(), "{}", a.body);
+    }
+    assert!(
+        bloggers(&app, &t, &org).await.is_empty(),
+        "nothing was added"
+    );
+    let org_id = vidpulse_domain::OrgId(org.parse().unwrap());
+    app.store
+        .set_plan(org_id, vidpulse_domain::Plan::Pro, None, None)
+        .await
+        .unwrap();
+    let a = post(&app, "/blogger/add", &t, &org, &body).await;
+    assert_eq!(a.status.as_u16(), 201, "{}", a.body);
 }
