@@ -1,17 +1,15 @@
 //! The whole HTTP surface: `/v1`, health, the OpenAPI document, and the
 //! answers for unknown paths and methods.
 
-use std::sync::Arc;
-
+use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::{Json, Router};
 use tower_http::catch_panic::CatchPanicLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
-use utoipa_scalar::{Scalar, Servable};
+use utoipa_swagger_ui::SwaggerUi;
 
 use crate::error::{ApiError, ErrorCode};
 use crate::openapi::ApiDoc;
@@ -29,15 +27,12 @@ pub fn router(state: AppState) -> Router {
         .merge(dashboard::router())
         .split_for_parts();
     crate::openapi::describe_errors(&mut doc);
-    let docs = Scalar::with_url("/docs", doc.clone()).title("vidpulse API");
-    let doc = Arc::new(doc);
+    // The browsable reference: Swagger UI, its assets compiled into the
+    // binary (nothing loads from another host), reading `/openapi.json`.
+    let docs = SwaggerUi::new("/docs").url("/openapi.json", doc);
     Router::new()
         .merge(api)
         .merge(docs)
-        .route(
-            "/openapi.json",
-            get(move || async move { Json(doc.as_ref().clone()) }),
-        )
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .route("/metrics", get(metrics::metrics))
