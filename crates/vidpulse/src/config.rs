@@ -407,7 +407,10 @@ pub enum AdminCommand {
         /// The organization's id.
         #[arg(long = "org", value_name = "ORG_ID")]
         org: Uuid,
-        /// The CSV file (columns: CONTRACT.md, "Statistics import file").
+        /// The CSV file: a header row, then `platform`, `external_video_id`,
+        /// `captured_at` (RFC 3339), `views`, `likes`, `comments`, `reposts`,
+        /// `saves`, and optionally `url`, `channel_username`, `title`,
+        /// `published_at`, in any order (README, "Importing history").
         #[arg(long, value_name = "FILE.csv")]
         file: PathBuf,
     },
