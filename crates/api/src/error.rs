@@ -27,6 +27,8 @@ pub enum ErrorCode {
     IdentityConflict,
     /// Removing the last admin of an organization.
     LastAdmin,
+    /// The request took longer than the server allows.
+    RequestTimeout,
     /// Accepting or declining an expired invitation.
     InviteExpired,
     /// Accepting or declining an invitation already answered.
@@ -82,6 +84,7 @@ impl ErrorCode {
             ErrorCode::InvalidToken => "INVALID_TOKEN",
             ErrorCode::IdentityConflict => "IDENTITY_CONFLICT",
             ErrorCode::LastAdmin => "LAST_ADMIN",
+            ErrorCode::RequestTimeout => "REQUEST_TIMEOUT",
             ErrorCode::InviteExpired => "INVITE_EXPIRED",
             ErrorCode::InviteNotPending => "INVITE_NOT_PENDING",
             ErrorCode::AuthenticationFailed => "AUTHENTICATION_FAILED",

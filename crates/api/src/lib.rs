@@ -26,5 +26,5 @@ pub mod v1;
 
 pub use error::{ApiError, ErrorCode, ErrorForm};
 pub use router::router;
-pub use state::{ApiConfig, AppState};
+pub use state::{ApiConfig, AppState, ConnectionLimits};
 pub use usage::UsageRecorder;

@@ -8,12 +8,12 @@ use axum::body::Body;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use tracing::Instrument;
 use uuid::Uuid;
 use vidpulse_domain::{ApiKeyId, OrgId};
 
-use crate::error::{ApiError, ErrorForm};
+use crate::error::{ApiError, ErrorCode, ErrorForm};
 use crate::state::AppState;
 
 /// The request id header.
@@ -62,7 +62,19 @@ pub async fn request_context(
         method = %req.method(),
         path = %req.uri().path(),
     );
-    let mut response = next.run(req).instrument(span.clone()).await;
+    // A request that outlasts the limit (a client trickling its body, say)
+    // answers 408; dropping the handler rolls back what it started.
+    let limit = state.config.connections.request_timeout;
+    let mut response =
+        match tokio::time::timeout(limit, next.run(req).instrument(span.clone())).await {
+            Ok(response) => response,
+            Err(_) => ApiError::new(
+                axum::http::StatusCode::REQUEST_TIMEOUT,
+                ErrorCode::RequestTimeout,
+                format!("The request took longer than {} s", limit.as_secs()),
+            )
+            .into_response(),
+        };
     if let Some(error) = response.extensions_mut().remove::<ApiError>() {
         response = render(response, &error, &ctx.id);
     }

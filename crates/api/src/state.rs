@@ -46,6 +46,31 @@ pub struct ApiConfig {
     /// Most bytes of compressed video histories kept for single video
     /// reads (0 keeps none).
     pub record_cache_bytes: u64,
+    /// How slow clients are cut off.
+    pub connections: ConnectionLimits,
+}
+
+/// Limits that keep slow or idle clients from holding the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectionLimits {
+    /// Longest wait for a request's header, from the connection or the
+    /// previous request on: then the connection is closed.
+    pub header_timeout: StdDuration,
+    /// Longest a request (its body included) may take: then it answers 408
+    /// `REQUEST_TIMEOUT` and what it started is rolled back.
+    pub request_timeout: StdDuration,
+    /// Connections served at once; further ones wait to be accepted.
+    pub max_connections: usize,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        Self {
+            header_timeout: StdDuration::from_secs(10),
+            request_timeout: StdDuration::from_secs(60),
+            max_connections: 4096,
+        }
+    }
 }
 
 impl Default for ApiConfig {
@@ -63,6 +88,7 @@ impl Default for ApiConfig {
             files_dir: std::path::PathBuf::from("data/files"),
             public_url: "http://127.0.0.1:8080".into(),
             record_cache_bytes: 256 << 20,
+            connections: ConnectionLimits::default(),
         }
     }
 }

@@ -106,6 +106,21 @@ pub struct ServeArgs {
     /// the database still decides whether a kept answer is current).
     #[arg(long, env = "VIDPULSE_RECORD_CACHE_MB", default_value_t = 256)]
     pub record_cache_mb: u64,
+    /// Seconds a client has to send a request's header (from connecting, or
+    /// from the previous request); then its connection is closed.
+    #[arg(long, env = "VIDPULSE_HEADER_TIMEOUT_SECS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub header_timeout_secs: u64,
+    /// Seconds a request, its body included, may take; then it answers 408
+    /// `REQUEST_TIMEOUT` and what it started is rolled back.
+    #[arg(long, env = "VIDPULSE_REQUEST_TIMEOUT_SECS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub request_timeout_secs: u64,
+    /// Connections served at once; further ones wait to be accepted. Keep it
+    /// below the process's file-descriptor limit (`ulimit -n`).
+    #[arg(long, env = "VIDPULSE_MAX_CONNECTIONS", default_value_t = 4096,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_connections: u64,
     /// Runtime settings shared with `worker`.
     #[command(flatten)]
     pub runtime: RuntimeArgs,

@@ -54,6 +54,11 @@ pub async fn run(database_url: &str, args: &ServeArgs) -> anyhow::Result<()> {
         files_dir: args.files_dir.clone(),
         public_url: args.public_url.clone(),
         record_cache_bytes: args.record_cache_mb.saturating_mul(1 << 20),
+        connections: vidpulse_api::ConnectionLimits {
+            header_timeout: std::time::Duration::from_secs(args.header_timeout_secs),
+            request_timeout: std::time::Duration::from_secs(args.request_timeout_secs),
+            max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
+        },
         rate_limits: vidpulse_api::rate_limit::RateLimitConfig {
             redis_url: args.redis_url.clone(),
             ..Default::default()

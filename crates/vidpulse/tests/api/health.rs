@@ -244,3 +244,71 @@ async fn the_docs_are_browsable(#[values(Backend::Sqlite)] backend: Backend) {
     assert!(doc.body["paths"]["/v1/videos/track"].is_object());
     assert!(doc.body["paths"]["/blogger/add"].is_object());
 }
+
+#[rstest]
+#[tokio::test]
+async fn slow_clients_are_cut_off_and_others_still_answered(
+    #[values(Backend::Sqlite)] backend: Backend,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut config = crate::helpers::TestConfig::default();
+    config.api.connections = vidpulse_api::ConnectionLimits {
+        header_timeout: std::time::Duration::from_millis(500),
+        request_timeout: std::time::Duration::from_millis(800),
+        max_connections: 64,
+    };
+    let app = TestApp::spawn_with(backend, config).await;
+    let addr = app.address.trim_start_matches("http://").to_owned();
+    // A header trickled line by line: closed once the header timeout passes.
+    let mut slow_header = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    slow_header
+        .write_all(b"GET /healthz HTTP/1.1\r\n")
+        .await
+        .unwrap();
+    // A body trickled byte by byte: 408 once the request timeout passes.
+    let (_, key) = app.org_with_key(vidpulse_domain::Plan::Pro).await;
+    let mut slow_body = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    slow_body
+        .write_all(
+            format!(
+                "POST /v1/videos/track HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {key}\r\n\
+                 Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{"
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let mut header_closed = false;
+    for _ in 0..8 {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        // Meanwhile the server answers everyone else.
+        let a = app.get("/healthz", None).await;
+        assert_eq!(a.status.as_u16(), 200);
+        if slow_header.write_all(b"X-Slow: 1\r\n").await.is_err() {
+            header_closed = true;
+            break;
+        }
+        let _ = slow_body.write_all(b" ").await;
+    }
+    let mut rest = Vec::new();
+    let read = tokio::time::timeout(
+        std::time::Duration::from_secs(3),
+        slow_header.read_to_end(&mut rest),
+    )
+    .await;
+    assert!(
+        header_closed || matches!(read, Ok(Ok(_)) | Ok(Err(_))),
+        "the slow header's connection is closed"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(
+        std::time::Duration::from_secs(3),
+        slow_body.read_to_end(&mut answer),
+    )
+    .await;
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("REQUEST_TIMEOUT"), "{answer}");
+}
