@@ -12,6 +12,7 @@ mod faults;
 mod fleet;
 mod health;
 mod helpers;
+mod inputs;
 mod invitations;
 mod jwks;
 mod live;
