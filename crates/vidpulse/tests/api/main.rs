@@ -20,6 +20,7 @@ mod patch;
 mod processes;
 mod reads;
 mod refresh;
+mod simulated;
 mod stats;
 mod track;
 mod trends;
