@@ -1,6 +1,13 @@
 //! Extractors whose failures become our errors, never axum's plain-text
 //! rejections: a bad body is `VALIDATION_ERROR` (413 `PAYLOAD_TOO_LARGE` when
 //! too big), a query is read leniently and validated by the handler.
+//!
+//! No text with a NUL character (U+0000) gets past them: PostgreSQL refuses
+//! it in every text column while SQLite stores it, so the extractors refuse it
+//! for both backends alike, before a handler writes or charges anything. A
+//! body names the first field whose text holds one, a query its parameter
+//! (both 400 `VALIDATION_ERROR`); a path parameter answers 404, like any
+//! other path that names nothing.
 
 use std::collections::HashMap;
 
@@ -65,13 +72,83 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
                 ApiError::validation("body", format!("Could not read the body: {rejection}"))
             }
         })?;
-        serde_json::from_slice(&bytes)
-            .map(JsonBody)
-            .map_err(|e| ApiError::validation("body", format!("Malformed JSON: {e}")))
+        let value: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| ApiError::validation("body", format!("Malformed JSON: {e}")))?;
+        if let Some(nul) = find_nul(&value) {
+            return Err(nul.into_error());
+        }
+        Ok(JsonBody(value))
     }
 }
 
-/// The query string as name → last value. Never fails; handlers validate.
+/// Where a JSON value holds a NUL character: the path of the field (`notes`,
+/// `settings.campaign`, `tags[1]`; `body` for the body itself), and whether
+/// it is in a field's name rather than in its value.
+#[derive(Debug, PartialEq, Eq)]
+struct NulAt {
+    path: String,
+    in_name: bool,
+}
+
+impl NulAt {
+    fn into_error(self) -> ApiError {
+        let message = if self.in_name {
+            format!(
+                "A field name in `{}` contains a NUL character (\\u0000), which is not accepted",
+                self.path
+            )
+        } else {
+            format!(
+                "`{}` contains a NUL character (\\u0000), which is not accepted",
+                self.path
+            )
+        };
+        ApiError::validation(&self.path, message)
+    }
+}
+
+/// The first NUL character in `value`, in document order. serde_json nests
+/// at most 128 levels, which bounds the recursion.
+fn find_nul(value: &Value) -> Option<NulAt> {
+    fn walk(value: &Value, path: &mut String) -> Option<NulAt> {
+        let at = |path: &str, in_name: bool| NulAt {
+            path: if path.is_empty() {
+                "body".to_owned()
+            } else {
+                path.to_owned()
+            },
+            in_name,
+        };
+        match value {
+            Value::String(s) if s.contains('\0') => Some(at(path, false)),
+            Value::Array(items) => items.iter().enumerate().find_map(|(i, item)| {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                let found = walk(item, path);
+                path.truncate(len);
+                found
+            }),
+            Value::Object(fields) => fields.iter().find_map(|(name, item)| {
+                if name.contains('\0') {
+                    return Some(at(path, true));
+                }
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(name);
+                let found = walk(item, path);
+                path.truncate(len);
+                found
+            }),
+            _ => None,
+        }
+    }
+    walk(value, &mut String::new())
+}
+
+/// The query string as name → last value. Fails only on a NUL character
+/// (400 `VALIDATION_ERROR` naming the parameter); handlers validate the rest.
 #[derive(Debug, Default)]
 pub struct QueryParams(pub HashMap<String, String>);
 
@@ -87,16 +164,29 @@ impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
         let query = parts.uri.query().unwrap_or("");
-        Ok(QueryParams(
-            url::form_urlencoded::parse(query.as_bytes())
-                .into_owned()
-                .collect(),
-        ))
+        let mut params = HashMap::new();
+        for (name, value) in url::form_urlencoded::parse(query.as_bytes()).into_owned() {
+            if name.contains('\0') {
+                return Err(ApiError::validation(
+                    "query",
+                    "A query parameter name contains a NUL character (%00), which is not accepted",
+                ));
+            }
+            if value.contains('\0') {
+                return Err(ApiError::validation(
+                    &name,
+                    format!("`{name}` contains a NUL character (%00), which is not accepted"),
+                ));
+            }
+            params.insert(name, value);
+        }
+        Ok(QueryParams(params))
     }
 }
 
 /// The single path parameter, percent-decoded. A parameter that does not
-/// decode is treated like a missing record (404), never as a 400 or a 500.
+/// decode, or holds a NUL character, is treated like a missing record (404),
+/// never as a 400 or a 500.
 #[derive(Debug)]
 pub struct PathParam(pub String);
 
@@ -106,7 +196,45 @@ impl<S: Send + Sync> FromRequestParts<S> for PathParam {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         axum::extract::Path::<String>::from_request_parts(parts, state)
             .await
+            .ok()
+            .filter(|axum::extract::Path(p)| !p.contains('\0'))
             .map(|axum::extract::Path(p)| PathParam(p))
-            .map_err(|_| ApiError::not_found("Not found"))
+            .ok_or_else(|| ApiError::not_found("Not found"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn nul(value: Value) -> Option<(String, bool)> {
+        find_nul(&value).map(|n| (n.path, n.in_name))
+    }
+
+    #[test]
+    fn the_first_nul_is_named_by_its_path() {
+        assert_eq!(nul(json!({"notes": "ok", "tags": ["a", "b"]})), None);
+        assert_eq!(nul(json!("a\u{0}")), Some(("body".into(), false)));
+        assert_eq!(
+            nul(json!({"notes": "a\u{0}b"})),
+            Some(("notes".into(), false))
+        );
+        assert_eq!(
+            nul(json!({"tags": ["a", "\u{0}"]})),
+            Some(("tags[1]".into(), false))
+        );
+        assert_eq!(
+            nul(json!({"settings": {"campaign": "x\u{0}"}})),
+            Some(("settings.campaign".into(), false))
+        );
+        assert_eq!(
+            nul(json!({"invites": [{"email": "\u{0}@x.com"}]})),
+            Some(("invites[0].email".into(), false))
+        );
+        assert_eq!(nul(json!({"a\u{0}": 1})), Some(("body".into(), true)));
+        assert_eq!(nul(json!({"s": {"a\u{0}": 1}})), Some(("s".into(), true)));
+        assert_eq!(nul(json!([[1, "\u{0}"]])), Some(("[0][1]".into(), false)));
     }
 }

@@ -24,6 +24,22 @@ pub struct VideoRef {
     pub canonical_url: String,
 }
 
+impl VideoRef {
+    /// The author's handle the canonical URL names, without `@`: TikTok's
+    /// `/@user/video/…` (`None` when empty, as for `m.tiktok.com/v/…`
+    /// links). YouTube and Instagram URLs name none.
+    pub fn handle(&self) -> Option<&str> {
+        if self.platform != Platform::TikTok {
+            return None;
+        }
+        let rest = self
+            .canonical_url
+            .strip_prefix("https://www.tiktok.com/@")?;
+        let (user, _) = rest.split_once("/video/")?;
+        (!user.is_empty() && is_tiktok_username(user)).then_some(user)
+    }
+}
+
 /// A short link that must be followed to find the video it points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShortLink {
@@ -536,6 +552,26 @@ mod tests {
             Ok(ParsedUrl::Video(v)) => v,
             other => panic!("{input}: expected a video, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_tiktok_url_names_its_author() {
+        let handle = |input: &str| video_of(input).handle().map(str::to_owned);
+        let url = format!("https://www.tiktok.com/@Mira.Cooks/video/{TT}?lang=en");
+        assert_eq!(handle(&url).as_deref(), Some("Mira.Cooks"));
+        assert_eq!(handle(&format!("https://m.tiktok.com/v/{TT}.html")), None);
+        assert_eq!(handle(&format!("https://youtu.be/{YT}")), None);
+        assert_eq!(
+            handle(&format!("https://www.instagram.com/reel/{IG}/")),
+            None
+        );
+        let listed = canonical_url(Platform::TikTok, TT, Some("@ana.cooks"));
+        let listed = VideoRef {
+            platform: Platform::TikTok,
+            external_id: TT.to_owned(),
+            canonical_url: listed,
+        };
+        assert_eq!(listed.handle(), Some("ana.cooks"));
     }
 
     #[rustfmt::skip]

@@ -343,7 +343,12 @@ fn offline_resolve(platform: Platform, start: &Url) -> Result<VideoRef, ResolveE
         .unwrap_or_default();
     let digest = Sha256::digest(code.as_bytes());
     let url = match platform {
-        Platform::TikTok => canonical_url(platform, &offline_tiktok_id(&digest).to_string(), None),
+        Platform::TikTok => {
+            // A full page URL, naming the author the simulated world gives the video.
+            let id = offline_tiktok_id(&digest).to_string();
+            let author = crate::simulated::hashed_author(platform, &id);
+            canonical_url(platform, &id, author.as_deref())
+        }
         Platform::Instagram => {
             let kind = if start.path().starts_with("/share/p/") {
                 "p"
@@ -660,9 +665,14 @@ mod tests {
         assert_eq!(video.external_id.len(), 19, "{video:?}");
         let id: u64 = video.external_id.parse().unwrap();
         assert!((OFFLINE_FROM..OFFLINE_UNTIL).contains(&(id >> 32)), "{id}");
+        // A full page URL with the author the simulated world gives the video.
+        let author = crate::simulated::hashed_author(Platform::TikTok, &video.external_id);
+        let author = author.unwrap();
+        assert!(!author.is_empty());
+        assert_eq!(video.handle(), Some(author.as_str()));
         assert_eq!(
             video.canonical_url,
-            format!("https://www.tiktok.com/@/video/{id}")
+            format!("https://www.tiktok.com/@{author}/video/{id}")
         );
     }
 

@@ -321,7 +321,9 @@ pub trait VideoStore {
     /// Tracks videos for an organization in one transaction: catalog rows,
     /// tracked rows, first reads scheduled now, and the charges in the ledger.
     /// Checks the quota inside the transaction; concurrent calls for the same
-    /// video track it once.
+    /// video track it once. A new catalog row starts with the author its URL
+    /// names ([`VideoRef::handle`](vidpulse_domain::VideoRef::handle)) or,
+    /// for a creator's videos, the creator's username, until a read says.
     async fn track_videos(&self, batch: TrackBatch) -> Result<TrackOutcome, StoreError>;
 
     /// A page of the organization's tracked videos.

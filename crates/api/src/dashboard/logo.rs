@@ -1,7 +1,9 @@
 //! The organization logo: uploaded by admins as multipart `file` (PNG, JPEG
-//! or WebP, recognised by content, at most 512 KiB; SVG is refused because it
-//! can carry scripts), kept in the [`crate::files::FileStore`] and served at
-//! `/files/{name}`.
+//! or WebP, at most 512 KiB and 4096×4096 pixels, decoded whole before it is
+//! kept: SVG and anything that only starts like an image are refused), kept
+//! in the [`crate::files::FileStore`] and served at `/files/{name}` with
+//! headers that keep a browser from taking it for anything but an image.
+//! The logo it replaces is deleted.
 
 use axum::Json;
 use axum::body::Body;
@@ -20,12 +22,14 @@ use crate::dashboard::access::OrgAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::{ApiError, ErrorCode};
 use crate::extract::PathParam;
-use crate::files::{ImageKind, is_safe_name};
+use crate::files::{ImageKind, check_image, is_safe_name};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 
 /// Largest logo, in bytes.
 pub const MAX_LOGO_BYTES: usize = 512 * 1024;
+/// The policy served files carry: nothing loads, nothing runs.
+pub const FILE_CSP: &str = "default-src 'none'; sandbox";
 
 /// The logo routes.
 pub fn router() -> OpenApiRouter<AppState> {
@@ -53,7 +57,7 @@ fn too_large() -> ApiError {
 #[utoipa::path(
     post, path = "/organizations/logo", tag = "dashboard",
     params(("X-Organization-ID" = uuid::Uuid, Header, description = "The organization")),
-    request_body(content_type = "multipart/form-data", description = "A `file` field: PNG, JPEG or WebP, at most 512 KiB"),
+    request_body(content_type = "multipart/form-data", description = "A `file` field: PNG, JPEG or WebP, at most 512 KiB and 4096×4096 pixels"),
     responses(
         (status = 200, description = "Stored", body = Envelope<LogoUrl>),
         (status = 400, description = "VALIDATION_ERROR with `field` `file`"),
@@ -101,11 +105,16 @@ async fn upload(
     if bytes.len() > MAX_LOGO_BYTES {
         return Err(too_large());
     }
-    let kind = ImageKind::sniff(&bytes).ok_or_else(|| {
-        ApiError::validation(
-            "file",
-            "The logo must be a PNG, JPEG or WebP image (SVG is not accepted)",
-        )
+    // Decoding is CPU work: off the async runtime.
+    let (kind, bytes) = tokio::task::spawn_blocking(move || (check_image(&bytes), bytes))
+        .await
+        .map_err(|e| ApiError::internal(&e))?;
+    let kind = kind.map_err(|refusal| {
+        let mut message = refusal.to_string();
+        if let Some(first) = message.get_mut(..1) {
+            first.make_ascii_uppercase();
+        }
+        ApiError::validation("file", message)
     })?;
     let digest = hex::encode(Sha256::digest(&bytes));
     let name = format!("{}-{}.{}", auth.org.0, &digest[..16], kind.extension());
@@ -113,20 +122,44 @@ async fn upload(
         .put(&name, &bytes)
         .await
         .map_err(|e| ApiError::internal(&e))?;
+    let replaced = app
+        .store
+        .organization_settings(auth.org)
+        .await?
+        .and_then(|s| s.logo_url);
     let url = format!(
         "{}/files/{name}",
         app.config.public_url.trim_end_matches('/')
     );
     app.store.set_logo_url(auth.org, &url).await?;
+    if let Some(old) = replaced.as_deref().and_then(|u| own_file(u, auth.org.0))
+        && old != name
+    {
+        // The logo is already replaced: a file left behind is only disk space.
+        if let Err(e) = app.files.delete(old).await {
+            tracing::warn!(error = %e, file = old, "could not delete the replaced logo");
+        }
+    }
     Ok(ok(LogoUrl { logo_url: url }, Meta::of(&ctx)))
 }
 
-/// A stored file (logos), with its media type. Public: names are unguessable.
+/// The name of the file behind logo address `url` when it is one this
+/// organization uploaded here (its names start with the organization id),
+/// whatever the public address was when it was stored.
+fn own_file(url: &str, org: uuid::Uuid) -> Option<&str> {
+    let (_, name) = url.rsplit_once("/files/")?;
+    (is_safe_name(name) && name.starts_with(&format!("{org}-"))).then_some(name)
+}
+
+/// A stored file (logos), with its media type. Public: names are
+/// unguessable. Served inline under its own name, never sniffed, and
+/// sandboxed with no sources allowed, so a browser opening it directly
+/// treats it as the image it was checked to be and runs nothing in it.
 #[utoipa::path(
     get, path = "/files/{name}", tag = "dashboard",
     params(("name" = String, Path, description = "The file name from `logo_url`")),
     responses(
-        (status = 200, description = "The file"),
+        (status = 200, description = "The file, with `Content-Disposition: inline`, `X-Content-Type-Options: nosniff` and `Content-Security-Policy: default-src 'none'; sandbox`"),
         (status = 404, description = "NOT_FOUND"),
     )
 )]
@@ -146,6 +179,12 @@ async fn file(
     Response::builder()
         .header(header::CONTENT_TYPE, kind.content_type())
         .header(header::X_CONTENT_TYPE_OPTIONS, "nosniff")
+        // `name` passed `is_safe_name`: nothing in it needs quoting.
+        .header(
+            header::CONTENT_DISPOSITION,
+            format!("inline; filename=\"{name}\""),
+        )
+        .header(header::CONTENT_SECURITY_POLICY, FILE_CSP)
         .header(header::CACHE_CONTROL, "public, max-age=31536000, immutable")
         .body(Body::from(bytes))
         .map_err(|e| ApiError::internal(&e))

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use axum::Json;
 use axum::extract::State;
-use chrono::NaiveDate;
+use chrono::{Datelike, NaiveDate};
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -154,6 +154,11 @@ fn range(q: &QueryParams, lower: &'static str, upper: &'static str) -> Result<Ra
             format!("`{lower}` ({f}) must be on or before `{upper}` ({t})"),
         ));
     }
+    // The bound after 9999-12-31 falls in year 10000, which SQLite's text
+    // timestamps sort before every other year (`+10000-…`), so that backend
+    // would find nothing; no stored instant lies beyond it, so the bound is
+    // dropped and both backends answer alike.
+    let to = to.filter(|t| t.succ_opt().is_some_and(|next| next.year() <= 9999));
     Ok((from.is_some() || to.is_some()).then_some((from, to)))
 }
 

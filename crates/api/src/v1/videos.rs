@@ -511,8 +511,12 @@ async fn list_stats(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: ApiKeyAuth,
-    q: QueryParams,
+    q: Result<QueryParams, ApiError>,
 ) -> Result<Json<Envelope<VideoPage>>, ApiError> {
+    // The listing's parameter errors are `INVALID_PARAMETER`, a NUL one too.
+    let q = q.map_err(|e| {
+        ApiError::invalid_parameter(e.message.clone()).with_details(json!({ "parameter": e.field }))
+    })?;
     let query = list_query(&q)?;
     let page = app
         .store

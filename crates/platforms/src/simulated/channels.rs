@@ -3,15 +3,18 @@
 //! An account is derived from the SHA-256 of `"channel:{platform}:{username}"`
 //! (lower case, without `@`): its id, display name, followers and publishing
 //! schedule. It publishes from 2025-01-01, one video every 12–72 hours, each id
-//! stamped with its publish time (see the parent module), so the listing and
-//! `read_videos` agree on publish time and title.
+//! stamped with its publish time and as a channel's (see the parent module),
+//! so the listing and `read_videos` agree on publish time and title, and a
+//! read names no other author than the channel.
 
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use vidpulse_domain::Platform;
 use vidpulse_domain::video_url::canonical_url;
 
-use super::{B64, DAY, HASHED_FROM, Model, NAMES, Schedule, TOPICS, avatar_url, capitalize, unit};
+use super::{
+    B64, DAY, HASHED_FROM, Minter, Model, NAMES, Schedule, TOPICS, avatar_url, capitalize, unit,
+};
 use crate::source::{Channel, ChannelVideo, SourceError};
 
 /// What an unknown username answers.
@@ -155,7 +158,7 @@ impl Account {
 
     fn video(&self, schedule: &Schedule, i: u64, now: DateTime<Utc>) -> ChannelVideo {
         let published = schedule.published(i);
-        let id = super::stamped_id(self.platform, published, schedule.salt(i));
+        let id = super::stamped_id(self.platform, Minter::Channel, published, schedule.salt(i));
         let title = Model::new(self.platform, &id).and_then(|m| m.meta(now).title);
         ChannelVideo {
             canonical_url: canonical_url(self.platform, &id, Some(&self.username)),
@@ -379,6 +382,10 @@ mod tests {
                 assert_eq!(snapshot.meta.published_at, video.published_at, "{p} {id}");
                 assert_eq!(snapshot.meta.title, video.title, "{p} {id}");
                 assert!(snapshot.counters.views.unwrap() > 0, "{p} {id}");
+                // The video is mira.cooks's: no read names another author
+                // (tracking records the creator's name).
+                assert_eq!(snapshot.meta.author_username, None, "{p} {id}");
+                assert_eq!(snapshot.meta.author_display_name, None, "{p} {id}");
                 let parsed = vidpulse_domain::video_url::parse_video_url(&video.canonical_url);
                 assert!(parsed.is_ok(), "{p} {}", video.canonical_url);
             }

@@ -21,20 +21,30 @@
 //! now + 1 day was created then: a TikTok id's `id >> 32` (real TikTok ids
 //! encode it), or a YouTube id or Instagram shortcode *stamped* by this source
 //! (11 characters holding the Unix time in the high 32 of 64 bits, and a 20-bit
-//! SHA-256 tag over the rest, so about one real id in a million is taken as
-//! stamped). Any other video is published at a hashed instant between
+//! SHA-256 tag over the rest and over what listed it, a channel or the trend
+//! search, so about two real ids in a million are taken as stamped). Any other video is published at a hashed instant between
 //! 2025-01-01 and 2026-10-31. Caveat: an id whose time is further ahead
 //! switches from the hashed time to its own once the clock gets within a day of
 //! it, the one case where counters can drop.
+//!
+//! **Authors.** The world agrees with itself: a URL's handle is its video's
+//! author, a creator's videos are that creator's, and short links resolve to
+//! full page URLs. A read cannot see the URL or the channel a video came
+//! from (a username cannot be recovered from an id), so it names an author
+//! only where nothing else can: never on TikTok, whose page URLs carry the
+//! handle (`/@user/video/…`), and not for ids a channel listed; tracking
+//! records the URL's handle or the creator's username, and a read that names
+//! none keeps it. Any other YouTube or Instagram video, and every trend
+//! result, has the author hashed from its id (the trend search shows that
+//! one, and the offline short-link resolver puts it in the TikTok URL).
 //!
 //! **Creators** (`channels.rs`): `resolve_channel` derives an account from
 //! `"{platform}:{lower-case username}"`; usernames starting with `unknown` or
 //! `notfound` (any case), those in [`SimulatedConfig::unknown_usernames`] and
 //! those invalid on the platform are not found. Each account publishes on a
-//! hashed schedule from 2025-01-01, one video every 12–72 hours, with stamped
-//! ids, so `read_videos` of a listed id reports the listed publish time and
-//! title (its author is still the one hashed from the id: a username cannot be
-//! recovered from an id).
+//! hashed schedule from 2025-01-01, one video every 12–72 hours, with ids
+//! stamped as a channel's, so `read_videos` of a listed id reports the listed
+//! publish time and title, and no author.
 //!
 //! **Trends** (`trends.rs`, TikTok and YouTube): a keyword, region and day
 //! window select up to 20–200 stamped videos (none for keywords starting with
@@ -274,6 +284,14 @@ impl Source for SimulatedSource {
     }
 }
 
+/// The author the simulated world gives a video nobody attributed: hashed
+/// from `"{platform}:{external id}"`, as the trend search shows it. `None`
+/// if the id cannot exist. The offline short-link resolver names it in the
+/// TikTok URL it answers.
+pub(crate) fn hashed_author(platform: Platform, external_id: &str) -> Option<String> {
+    Model::new(platform, external_id).map(|m| m.hashed_author().0)
+}
+
 /// What a video's hash decides, computed once per id.
 struct Model<'a> {
     platform: Platform,
@@ -360,11 +378,26 @@ impl<'a> Model<'a> {
         }
     }
 
-    fn meta(&self, now: DateTime<Utc>) -> VideoMeta {
-        let (niche, tags, subjects) = TOPICS[self.index("topic", TOPICS.len())];
+    /// The author hashed from the id: its handle and display name.
+    fn hashed_author(&self) -> (String, String) {
+        let (niche, _, _) = TOPICS[self.index("topic", TOPICS.len())];
         let name = NAMES[self.index("name", NAMES.len())];
         let separator = [".", "_", ""][self.index("separator", 3)];
-        let username = format!("{name}{separator}{niche}");
+        let display = format!("{} {}", capitalize(name), capitalize(niche));
+        (format!("{name}{separator}{niche}"), display)
+    }
+
+    /// Whether a read names the author: never on TikTok, whose URLs name it
+    /// (`/@user/video/…`) and whose ids cannot tell which URL named them, nor
+    /// for an id a creator's channel listed (the creator's); otherwise the
+    /// hashed author, which the trend search shows too.
+    fn reports_author(&self) -> bool {
+        self.platform != Platform::TikTok
+            && minted_by(self.platform, self.external_id) != Some(Minter::Channel)
+    }
+
+    fn meta(&self, now: DateTime<Utc>) -> VideoMeta {
+        let (_, tags, subjects) = TOPICS[self.index("topic", TOPICS.len())];
         let subject = subjects[self.index("subject", subjects.len())];
         let n = (3 + self.index("number", 13)).to_string();
         let template = TEMPLATES[self.index("template", TEMPLATES.len())];
@@ -373,10 +406,17 @@ impl<'a> Model<'a> {
             title = format!("{title} {tags}");
         }
         let (p, id) = (self.platform.id(), self.external_id);
+        // A TikTok page URL holds its author: the tracked one stays.
         let url = match self.platform {
-            Platform::TikTok => format!("https://www.tiktok.com/@{username}/video/{id}"),
-            Platform::YouTube => format!("https://www.youtube.com/watch?v={id}"),
-            Platform::Instagram => format!("https://www.instagram.com/reel/{id}/"),
+            Platform::TikTok => None,
+            Platform::YouTube => Some(format!("https://www.youtube.com/watch?v={id}")),
+            Platform::Instagram => Some(format!("https://www.instagram.com/reel/{id}/")),
+        };
+        let (author_username, author_display_name) = if self.reports_author() {
+            let (username, display) = self.hashed_author();
+            (Some(username), Some(display))
+        } else {
+            (None, None)
         };
         // Portrait covers for the short-video platforms, landscape for YouTube.
         let size = if self.platform == Platform::YouTube {
@@ -387,10 +427,10 @@ impl<'a> Model<'a> {
         VideoMeta {
             title: Some(title),
             thumbnail_url: Some(format!("https://picsum.photos/seed/{p}-{id}/{size}")),
-            author_display_name: Some(format!("{} {}", capitalize(name), capitalize(niche))),
-            author_username: Some(username),
+            author_display_name,
+            author_username,
             published_at: DateTime::from_timestamp(self.published(now), 0),
-            canonical_url: Some(url),
+            canonical_url: url,
         }
     }
 
@@ -409,17 +449,27 @@ const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 /// The low bits of a stamped YouTube or Instagram id that hold its tag.
 const TAG_BITS: u32 = 20;
 
+/// What listed a stamped video: it decides who the video's author is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Minter {
+    /// A creator's channel: the video is that creator's, a name its id
+    /// cannot carry, so reads leave the author to the tracking.
+    Channel,
+    /// The trend search: the video's author is the one hashed from its id.
+    Trends,
+}
+
 /// A video id of `platform` that carries its publish time (Unix seconds, 2016
 /// to 2106): TikTok `(published << 32) | (salt & 0xffff_ffff)`; YouTube and
 /// Instagram 11 base64url characters of `published << 32 | (salt & 0xfff) << 20
-/// | tag`, the tag a hash of the rest.
-fn stamped_id(platform: Platform, published: i64, salt: u64) -> String {
+/// | tag`, the tag a hash of the rest and of the `minter`.
+fn stamped_id(platform: Platform, minter: Minter, published: i64, salt: u64) -> String {
     let time = (published as u64) & 0xffff_ffff;
     match platform {
         Platform::TikTok => ((time << 32) | (salt & 0xffff_ffff)).to_string(),
         Platform::YouTube | Platform::Instagram => {
             let head = (time << 32) | ((salt & 0xfff) << TAG_BITS);
-            encode_64(head | stamp_tag(platform, head))
+            encode_64(head | stamp_tag(platform, minter, head))
         }
     }
 }
@@ -430,15 +480,31 @@ fn carried_time(platform: Platform, id: &str) -> Option<i64> {
     match platform {
         Platform::TikTok => id.parse::<u64>().ok().map(|n| (n >> 32) as i64),
         Platform::YouTube | Platform::Instagram => {
-            let bits = decode_64(id)?;
-            let head = bits & !((1 << TAG_BITS) - 1);
-            (bits - head == stamp_tag(platform, head)).then_some((bits >> 32) as i64)
+            minted_by(platform, id)?;
+            decode_64(id).map(|bits| (bits >> 32) as i64)
         }
     }
 }
 
-fn stamp_tag(platform: Platform, head: u64) -> u64 {
-    let digest = Sha256::digest(format!("vidpulse-stamp:{}:{head}", platform.id()).as_bytes());
+/// Which listing stamped a YouTube or Instagram id; `None` for any other id
+/// (TikTok ids carry no tag: every one of them carries a time).
+fn minted_by(platform: Platform, id: &str) -> Option<Minter> {
+    if platform == Platform::TikTok {
+        return None;
+    }
+    let bits = decode_64(id)?;
+    let head = bits & !((1 << TAG_BITS) - 1);
+    [Minter::Trends, Minter::Channel]
+        .into_iter()
+        .find(|m| bits - head == stamp_tag(platform, *m, head))
+}
+
+fn stamp_tag(platform: Platform, minter: Minter, head: u64) -> u64 {
+    let domain = match minter {
+        Minter::Trends => "vidpulse-stamp",
+        Minter::Channel => "vidpulse-channel-stamp",
+    };
+    let digest = Sha256::digest(format!("{domain}:{}:{head}", platform.id()).as_bytes());
     let mut bytes = [0u8; 8];
     bytes.copy_from_slice(&digest[..8]);
     u64::from_be_bytes(bytes) >> (64 - TAG_BITS)
@@ -749,9 +815,10 @@ mod tests {
         let id = (((ts.timestamp() as u64) << 32) | 12_345).to_string();
         let meta = snapshot(&src, Platform::TikTok, &id).await.meta;
         assert_eq!(meta.published_at, Some(ts));
-        let author = meta.author_username.unwrap();
-        let url = format!("https://www.tiktok.com/@{author}/video/{id}");
-        assert_eq!(meta.canonical_url, Some(url));
+        // The URL a TikTok video was tracked by names its author: the read does not.
+        assert_eq!(meta.author_username, None);
+        assert_eq!(meta.author_display_name, None);
+        assert_eq!(meta.canonical_url, None);
 
         // Published in 12 hours: nothing yet; an hour after publishing: views.
         let soon = ((clock.now().timestamp() as u64 + 12 * 3_600) << 32).to_string();
@@ -868,14 +935,17 @@ mod tests {
                 .enumerate()
             {
                 let salt = 0x9e37_79b9_7f4a_7c15u64.wrapping_mul(k as u64 + 1);
-                let id = stamped_id(p, *at, salt);
-                assert!(valid_id(p, &id), "{p} {id}");
-                assert_eq!(carried_time(p, &id), Some(*at), "{p} {id}");
-                let snap = SimulatedSource::snapshot_at(p, &id, t(NOW)).unwrap();
-                assert_eq!(snap.meta.published_at.unwrap().timestamp(), *at, "{p} {id}");
-                if p != Platform::TikTok {
-                    assert_eq!(id.len(), 11);
-                    assert_eq!(decode_64(&id).map(encode_64).as_deref(), Some(id.as_str()));
+                for minter in [Minter::Channel, Minter::Trends] {
+                    let id = stamped_id(p, minter, *at, salt);
+                    assert!(valid_id(p, &id), "{p} {id}");
+                    assert_eq!(carried_time(p, &id), Some(*at), "{p} {id}");
+                    let snap = SimulatedSource::snapshot_at(p, &id, t(NOW)).unwrap();
+                    assert_eq!(snap.meta.published_at.unwrap().timestamp(), *at, "{p} {id}");
+                    if p != Platform::TikTok {
+                        assert_eq!(id.len(), 11);
+                        assert_eq!(decode_64(&id).map(encode_64).as_deref(), Some(id.as_str()));
+                        assert_eq!(minted_by(p, &id), Some(minter), "{p} {id}");
+                    }
                 }
             }
         }

@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 use vidpulse_domain::Platform;
 use vidpulse_domain::video_url::canonical_url;
 
-use super::{DAY, HASHED_FROM, Model, Schedule, avatar_url, unit};
+use super::{DAY, HASHED_FROM, Minter, Model, Schedule, avatar_url, unit};
 use crate::source::{SourceError, TrendPage, TrendQuery, TrendVideo};
 
 /// Keywords starting with this (any case) find nothing.
@@ -136,7 +136,7 @@ fn results(
         .map(|i| (i, schedule.published(i)))
         .take_while(|(_, published)| *published >= since)
         .filter_map(|(i, published)| {
-            let id = super::stamped_id(platform, published, schedule.salt(i));
+            let id = super::stamped_id(platform, Minter::Trends, published, schedule.salt(i));
             video(platform, id, now)
         })
         .collect();
@@ -147,9 +147,11 @@ fn results(
 /// The video as the search shows it at `now`, with its plays; the same
 /// counters and metadata as `read_videos` gives.
 fn video(platform: Platform, id: String, now: DateTime<Utc>) -> Option<(i64, TrendVideo)> {
-    let snapshot = Model::new(platform, &id)?.snapshot(now);
-    let (counters, meta) = (snapshot.counters, snapshot.meta);
-    let author = meta.author_username;
+    let model = Model::new(platform, &id)?;
+    let (counters, meta) = (model.counters(now), model.meta(now));
+    // The search shows the hashed author; a read of a YouTube result names
+    // the same one, and a tracked TikTok result's URL carries it.
+    let author = Some(model.hashed_author().0);
     let plays = counters.views.unwrap_or(0);
     let video = TrendVideo {
         url: canonical_url(platform, &id, author.as_deref()),
@@ -175,6 +177,7 @@ mod tests {
     use super::*;
     use crate::simulated::SimulatedSource;
     use crate::source::{ReadOutcome, Source};
+    use vidpulse_domain::ParsedUrl;
 
     fn query(keyword: &str) -> TrendQuery {
         TrendQuery {
@@ -275,16 +278,26 @@ mod tests {
                 assert_eq!(video.likes, snapshot.counters.likes);
                 assert_eq!(video.comments, snapshot.counters.comments);
                 assert_eq!(video.shares.is_some(), p == Platform::TikTok);
-                assert_eq!(video.author_username, snapshot.meta.author_username);
                 assert_eq!(video.cover, snapshot.meta.thumbnail_url);
                 let author = video.author_username.as_deref().unwrap();
+                // The author the result shows is the video's: a YouTube read
+                // names it; a TikTok result's URL does (reads leave it to the URL).
+                let parsed = vidpulse_domain::video_url::parse_video_url(&video.url);
+                match (p, parsed) {
+                    (Platform::TikTok, Ok(ParsedUrl::Video(v))) => {
+                        assert_eq!(v.handle(), Some(author), "{}", video.url);
+                        assert_eq!(snapshot.meta.author_username, None);
+                    }
+                    (_, parsed) => {
+                        assert!(parsed.is_ok(), "{}", video.url);
+                        assert_eq!(snapshot.meta.author_username.as_deref(), Some(author));
+                    }
+                }
                 let cover = format!(
                     "https://picsum.photos/seed/{}-{author}-avatar/200/200",
                     p.id()
                 );
                 assert_eq!(video.author_cover.as_deref(), Some(cover.as_str()));
-                let parsed = vidpulse_domain::video_url::parse_video_url(&video.url);
-                assert!(parsed.is_ok(), "{}", video.url);
                 let published = snapshot.meta.published_at.unwrap();
                 assert!(published <= t(NOW), "{p} {}", video.id);
             }

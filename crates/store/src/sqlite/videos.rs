@@ -379,6 +379,19 @@ pub(super) async fn track_in(
     }
 
     let ends = batch.now + batch.window;
+    // A creator's backfill and discoveries are that creator's videos.
+    let account_author: Option<String> = match batch.account {
+        Some(account) => {
+            sqlx::query_scalar(
+                "SELECT c.username FROM tracked_accounts ta
+                 JOIN creators c ON c.id = ta.creator_id WHERE ta.id = ?1",
+            )
+            .bind(account)
+            .fetch_optional(&mut **tx)
+            .await?
+        }
+        None => None,
+    };
     let mut results = Vec::with_capacity(batch.videos.len());
     let mut started: Vec<((vidpulse_domain::Platform, &str), Uuid)> = Vec::new();
     let mut new_catalog_ids = Vec::new();
@@ -408,8 +421,9 @@ pub(super) async fn track_in(
         }
         let catalog_id: i64 = sqlx::query_scalar(
             "INSERT INTO platform_videos
-               (platform, external_id, url, tracking_started_at, refresh_until, next_refresh_at, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?4, ?4)
+               (platform, external_id, url, tracking_started_at, refresh_until, next_refresh_at,
+                created_at, author_username)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?4, ?4, ?6)
              ON CONFLICT (platform, external_id) DO UPDATE SET
                tracking_started_at = excluded.tracking_started_at,
                refresh_until = max(platform_videos.refresh_until, excluded.refresh_until),
@@ -425,6 +439,9 @@ pub(super) async fn track_in(
         .bind(&v.canonical_url)
         .bind(batch.now)
         .bind(ends)
+        // Only a new catalog row takes it: an existing row keeps its author
+        // (changing it would move other organizations' analytics shares).
+        .bind(v.handle().or(account_author.as_deref()))
         .fetch_one(&mut **tx)
         .await?;
         let video_id = VideoId::new();

@@ -495,3 +495,34 @@ async fn upgrading_counts_the_videos_already_tracked(
     assert_eq!(in_use(&upgraded, a, t0() + Duration::days(31)).await, 1);
     assert_eq!(in_use(&upgraded, a, t0() + Duration::days(1)).await, 4);
 }
+
+/// A new catalog row starts with the author its URL names; a row another
+/// organization created keeps the author it has.
+#[rstest]
+#[tokio::test]
+async fn a_video_starts_with_the_author_its_url_names(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (_db, store) = store(backend).await;
+    let (a, b) = (org(&store, Plan::Pro).await, org(&store, Plan::Pro).await);
+    let tiktok = |user: &str| VideoRef {
+        platform: Platform::TikTok,
+        external_id: "7300000000000000001".into(),
+        canonical_url: format!("https://www.tiktok.com/@{user}/video/7300000000000000001"),
+    };
+    track(&store, a, t0(), vec![tiktok("Mira.Cooks"), yt(1)]).await;
+    track(&store, b, t0(), vec![tiktok("someone.else")]).await;
+    for o in [a, b] {
+        let page = store.list_videos(o, &list(10, 0), t0()).await.unwrap();
+        let authors: Vec<(&str, Option<&str>)> = page
+            .items
+            .iter()
+            .map(|v| (v.external_id.as_str(), v.author_username.as_deref()))
+            .collect();
+        let mut expected = vec![("7300000000000000001", Some("Mira.Cooks"))];
+        if o == a {
+            expected.push(("vid00000001", None));
+        }
+        assert_eq!(authors, expected);
+    }
+}

@@ -49,10 +49,15 @@ pub struct CreatedApiKey {
     pub organization_id: Uuid,
 }
 
+/// A trimmed name: not empty, not too long, and without a NUL character
+/// (PostgreSQL refuses one; SQLite would store it).
 fn checked_name(name: &str, what: &str) -> anyhow::Result<String> {
     let name = name.trim();
     if name.is_empty() {
         bail!("{what} must not be empty");
+    }
+    if name.contains('\0') {
+        bail!("{what} contains a NUL character");
     }
     if name.chars().count() > MAX_NAME_CHARS {
         bail!("{what} must be at most {MAX_NAME_CHARS} characters");

@@ -87,6 +87,9 @@ pub fn parse_stats_csv(input: impl Read, now: DateTime<Utc>) -> anyhow::Result<V
     let mut columns: Vec<&str> = Vec::new();
     for name in header.iter() {
         let name = name.trim_start_matches('\u{feff}');
+        if name.contains('\0') {
+            bail!("row 1: a column name contains a NUL character");
+        }
         if !REQUIRED.contains(&name) && !OPTIONAL.contains(&name) {
             bail!(
                 "row 1: unknown column `{name}`; the columns are {} (required) and {} (optional)",
@@ -114,6 +117,11 @@ pub fn parse_stats_csv(input: impl Read, now: DateTime<Utc>) -> anyhow::Result<V
     for (i, record) in reader.records().enumerate() {
         let number = i + 2;
         let record = record.map_err(|e| anyhow::anyhow!("row {number}: {}", csv_reason(&e)))?;
+        // PostgreSQL refuses NUL in text and SQLite would keep it: neither stores it.
+        if let Some(i) = record.iter().position(|field| field.contains('\0')) {
+            let column = columns.get(i).copied().unwrap_or("?");
+            bail!("row {number}: `{column}` contains a NUL character");
+        }
         let row = parse_row(&record, &at, now).map_err(|e| anyhow::anyhow!("row {number}: {e}"))?;
         if !seen.insert((row.platform, row.external_id.clone(), row.captured_at)) {
             bail!(
@@ -354,6 +362,18 @@ mod tests {
             (
                 &format!("{HEADER},url\n{ok_row},https://youtu.be/aaaaaaaaaaa\n"),
                 "row 2: `url`",
+            ),
+            (
+                &format!("{HEADER},title\n{ok_row},fine\n{ok_row},bad\0title\n"),
+                "row 3: `title` contains a NUL character",
+            ),
+            (
+                &format!("{HEADER}\nyoutube,dQw4w9WgXcQ\0,2026-10-01T12:00:00Z,1,1,1,1,1\n"),
+                "row 2: `external_video_id` contains a NUL character",
+            ),
+            (
+                &format!("{HEADER},ti\0tle\n"),
+                "row 1: a column name contains a NUL character",
             ),
         ] {
             let e = parse(csv).unwrap_err().to_string();

@@ -399,6 +399,59 @@ async fn import_stats_loads_a_file_once_and_rejects_a_bad_one(
 
 #[rstest::rstest]
 #[tokio::test]
+async fn import_stats_names_the_row_of_a_nul_character_and_writes_nothing(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (db, _dir) = TestDb::create(backend).await.unwrap();
+    json_out(&vidpulse(&db, &["migrate"]));
+    let org = json_out(&vidpulse(&db, &["admin", "create-org", "--name", "Acme"]));
+    let id = org["organization_id"].as_str().unwrap();
+    let day = (chrono::Utc::now() - chrono::Duration::days(3)).date_naive();
+    let dir = tempfile::tempdir().unwrap();
+    let header = "platform,external_video_id,captured_at,views,likes,comments,reposts,saves,title";
+    let good = format!("youtube,aaaaaaaaaaa,{day}T08:00:00Z,1,1,1,1,1,Fine");
+    let bad = dir.path().join("nul.csv");
+    std::fs::write(
+        &bad,
+        format!("{header}\n{good}\nyoutube,bbbbbbbbbbb,{day}T08:00:00Z,1,1,1,1,1,Bad\0title\n"),
+    )
+    .unwrap();
+    let err = one_line_error(&vidpulse(
+        &db,
+        &[
+            "admin",
+            "import-stats",
+            "--org",
+            id,
+            "--file",
+            bad.to_str().unwrap(),
+        ],
+    ));
+    assert!(
+        err.contains("row 3: `title` contains a NUL character"),
+        "{err}"
+    );
+    // Nothing was written: the good row alone is still new.
+    let first = dir.path().join("first.csv");
+    std::fs::write(&first, format!("{header}\n{good}\n")).unwrap();
+    assert_eq!(
+        json_out(&vidpulse(
+            &db,
+            &[
+                "admin",
+                "import-stats",
+                "--org",
+                id,
+                "--file",
+                first.to_str().unwrap()
+            ]
+        )),
+        serde_json::json!({"videos_created": 1, "snapshots_imported": 1, "snapshots_skipped": 0})
+    );
+}
+
+#[rstest::rstest]
+#[tokio::test]
 async fn issue_token_signs_with_the_stored_secret_and_rejects_mistakes(
     #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
 ) {
