@@ -298,8 +298,20 @@ async fn per_video(
     from_store(rows, &q)
 }
 
-/// Reads every due video at `now`, `views` for all, `author` as the handle.
+/// Reads every due video at `now`, `views` for all, `author` as the handle,
+/// as the refresh worker would; they are due again 8 hours later.
 async fn refresh_all(store: &Arc<dyn Store>, now: DateTime<Utc>, views: i64, author: Option<&str>) {
+    refresh_all_again_in(store, now, views, author, Duration::hours(8)).await;
+}
+
+/// [`refresh_all`], the videos due again `next` later.
+pub(crate) async fn refresh_all_again_in(
+    store: &Arc<dyn Store>,
+    now: DateTime<Utc>,
+    views: i64,
+    author: Option<&str>,
+    next: Duration,
+) {
     use vidpulse_domain::ObservationSource;
     use vidpulse_store::{CatalogMeta, RefreshOutcome, RefreshWrite};
     let due = store
@@ -326,7 +338,7 @@ async fn refresh_all(store: &Arc<dyn Store>, now: DateTime<Utc>, views: i64, aut
                 },
                 source: ObservationSource::Simulated,
             },
-            next_refresh_at: Some(now + Duration::hours(8)),
+            next_refresh_at: Some(now + next),
         })
         .collect();
     store.save_refreshes(&writes).await.unwrap();

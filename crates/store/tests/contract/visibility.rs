@@ -15,6 +15,7 @@ use vidpulse_store::{
     VideoLookup,
 };
 
+use crate::analytics::refresh_all_again_in;
 use crate::{org, store, track, yt};
 
 fn at(d: u32, h: u32, m: u32) -> DateTime<Utc> {
@@ -124,38 +125,10 @@ async fn everything_of(
     out
 }
 
-/// Reads every tracked video at `now` with `views` (likes a tenth), as the
+/// Reads every due video at `now` with `views` (likes a tenth), as the
 /// refresh worker would, and makes them due again a minute later.
 async fn refresh_all(store: &Arc<dyn Store>, now: DateTime<Utc>, views: i64, author: Option<&str>) {
-    use vidpulse_domain::ObservationSource;
-    use vidpulse_store::{CatalogMeta, RefreshOutcome, RefreshWrite};
-    let due = store
-        .claim_due_videos(now, 100, Duration::minutes(5))
-        .await
-        .unwrap();
-    assert!(!due.is_empty(), "a video is due at {now}");
-    let writes: Vec<RefreshWrite> = due
-        .iter()
-        .map(|d| RefreshWrite {
-            video_id: d.id,
-            lease_token: d.lease_token,
-            read_at: now,
-            outcome: RefreshOutcome::Observed {
-                counters: Counters {
-                    views: Some(views),
-                    likes: Some(views / 10),
-                    ..Counters::default()
-                },
-                meta: CatalogMeta {
-                    author_username: author.map(str::to_owned),
-                    ..CatalogMeta::default()
-                },
-                source: ObservationSource::Simulated,
-            },
-            next_refresh_at: Some(now + Duration::minutes(1)),
-        })
-        .collect();
-    store.save_refreshes(&writes).await.unwrap();
+    refresh_all_again_in(store, now, views, author, Duration::minutes(1)).await;
 }
 
 /// The maintained rollup equals one rebuilt from the closes.

@@ -71,6 +71,38 @@ async fn org(app: &TestApp) -> (String, String) {
     )
 }
 
+/// A server mailing to an outbox, an organization (its admin's token and
+/// id) and one invitation of `email` as `role`: (app, boss, org, invite id,
+/// the outbox kept alive).
+async fn invited(
+    backend: Backend,
+    email: &str,
+    role: &str,
+) -> (TestApp, String, String, String, tempfile::TempDir) {
+    let outbox = tempfile::tempdir().unwrap();
+    let mut config = TestConfig::default();
+    config.api.mail.outbox = outbox.path().to_owned();
+    let app = TestApp::spawn_with(backend, config).await;
+    let (boss, org) = org(&app).await;
+    call(
+        &app,
+        "/organizations/team/invite",
+        &boss,
+        Some(&org),
+        &json!({"invites": [{"email": email, "role": role}]}),
+    )
+    .await;
+    let file = std::fs::read_dir(outbox.path())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mail = std::fs::read_to_string(file).unwrap();
+    let id = mail.split("/invitations/").nth(1).unwrap()[..36].to_owned();
+    (app, boss, org, id, outbox)
+}
+
 /// A minimal SMTP server on a free port that keeps every message's data.
 async fn smtp_server() -> (u16, Arc<Mutex<Vec<String>>>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -409,27 +441,7 @@ async fn an_unsendable_invitation_fails_and_is_not_kept(
 async fn concurrent_accepts_all_succeed(
     #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
 ) {
-    let outbox = tempfile::tempdir().unwrap();
-    let mut config = TestConfig::default();
-    config.api.mail.outbox = outbox.path().to_owned();
-    let app = TestApp::spawn_with(backend, config).await;
-    let (boss, org) = org(&app).await;
-    call(
-        &app,
-        "/organizations/team/invite",
-        &boss,
-        Some(&org),
-        &json!({"invites": [{"email": "ann@example.com", "role": "editor"}]}),
-    )
-    .await;
-    let file = std::fs::read_dir(outbox.path())
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let mail = std::fs::read_to_string(file).unwrap();
-    let id = mail.split("/invitations/").nth(1).unwrap()[..36].to_owned();
+    let (app, _, org, id, _outbox) = invited(backend, "ann@example.com", "editor").await;
     let ann = token(&app, "ann@example.com").await;
     let body = json!({"invite_id": id});
     let answers = futures::future::join_all(
@@ -455,27 +467,7 @@ async fn concurrent_accepts_all_succeed(
 async fn a_removed_member_cannot_rejoin_with_the_accepted_invitation(
     #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
 ) {
-    let outbox = tempfile::tempdir().unwrap();
-    let mut config = TestConfig::default();
-    config.api.mail.outbox = outbox.path().to_owned();
-    let app = TestApp::spawn_with(backend, config).await;
-    let (boss, org) = org(&app).await;
-    call(
-        &app,
-        "/organizations/team/invite",
-        &boss,
-        Some(&org),
-        &json!({"invites": [{"email": "ann@example.com", "role": "admin"}]}),
-    )
-    .await;
-    let file = std::fs::read_dir(outbox.path())
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let mail = std::fs::read_to_string(file).unwrap();
-    let id = mail.split("/invitations/").nth(1).unwrap()[..36].to_owned();
+    let (app, boss, org, id, _outbox) = invited(backend, "ann@example.com", "admin").await;
     let ann = token(&app, "ann@example.com").await;
     let accept = json!({"invite_id": id});
     let a = call(
@@ -563,27 +555,7 @@ async fn a_removed_member_cannot_rejoin_with_the_accepted_invitation(
 async fn an_address_equal_only_under_unicode_folding_cannot_take_an_invitation(
     #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
 ) {
-    let outbox = tempfile::tempdir().unwrap();
-    let mut config = TestConfig::default();
-    config.api.mail.outbox = outbox.path().to_owned();
-    let app = TestApp::spawn_with(backend, config).await;
-    let (boss, org) = org(&app).await;
-    call(
-        &app,
-        "/organizations/team/invite",
-        &boss,
-        Some(&org),
-        &json!({"invites": [{"email": "kate@a.test", "role": "admin"}]}),
-    )
-    .await;
-    let file = std::fs::read_dir(outbox.path())
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let mail = std::fs::read_to_string(file).unwrap();
-    let id = mail.split("/invitations/").nth(1).unwrap()[..36].to_owned();
+    let (app, _, _, id, _outbox) = invited(backend, "kate@a.test", "admin").await;
     let accept = json!({"invite_id": id});
     // KELVIN SIGN K: lowercases to `k` under Unicode rules, not under ours.
     let kelvin = token(&app, "\u{212A}ate@a.test").await;
