@@ -1,6 +1,6 @@
 //! Campaign analytics, aggregated in the database from `daily_closes` with
 //! the rules of `vidpulse_domain::analytics` (SEMANTICS.md, "Statistics time
-//! series"). One SQL text serves both backends: [`Dialect`] spells the few
+//! series"). One SQL text serves both backends: `Dialect` spells the few
 //! functions that differ. An organization sees the days of its own tracking
 //! window of each video.
 

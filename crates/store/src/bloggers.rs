@@ -1,6 +1,6 @@
 //! The dashboard's view of tracked creators ("bloggers"): the listing with a
 //! summary of their videos, and the settings their new videos inherit. One
-//! implementation for both backends ([`blogger_store_impl`]).
+//! implementation for both backends (`blogger_store_impl`).
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};

@@ -1,6 +1,6 @@
 //! Team invitations: created by admins, accepted or declined by the invited
 //! address, expired when their time passes (marked on every read). One
-//! implementation for both backends ([`invite_store_impl`]).
+//! implementation for both backends (`invite_store_impl`).
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};

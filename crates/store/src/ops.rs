@@ -1,7 +1,7 @@
 //! What an operator watches and what keeps the service in shape: the
 //! refresh queue's depth and lag and the creator jobs by state (`GET
 //! /metrics`), and the observations' housekeeping (partitions, retention).
-//! One implementation for both backends ([`ops_store_impl`]).
+//! One implementation for both backends (`ops_store_impl`).
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};

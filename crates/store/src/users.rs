@@ -1,7 +1,7 @@
 //! Dashboard users, their organizations, and the service's own settings.
 //!
-//! One implementation for both backends ([`user_store_impl`]): each SQL text
-//! is written with `$n` parameters, which SQLite reads as `?n` ([`sql`]).
+//! One implementation for both backends (`user_store_impl`): each SQL text
+//! is written with `$n` parameters, which SQLite reads as `?n` (`sql`).
 
 use std::borrow::Cow;
 

@@ -589,7 +589,7 @@ const OTHER_VARIABLES: &[&str] = &["VIDPULSE_TEST_POSTGRES_URL"];
 
 /// Every `VIDPULSE_*` variable this build reads: those of every flag of
 /// every command (read from the command-line definitions, so the list
-/// cannot drift from them), and [`OTHER_VARIABLES`].
+/// cannot drift from them), and the few read outside the command line (`OTHER_VARIABLES`).
 pub fn known_variables() -> Vec<String> {
     fn walk(cmd: &clap::Command, out: &mut Vec<String>) {
         for arg in cmd.get_arguments() {

@@ -102,7 +102,7 @@ pub struct AddFromTrackingRequest {
 }
 
 /// The optional settings both adds take besides the creator (read by
-/// [`settings`]).
+/// `settings`).
 #[derive(Debug, Serialize, ToSchema)]
 #[allow(dead_code, reason = "documents the body that the handler validates")]
 pub struct AddSettings {
