@@ -25,6 +25,6 @@ pub mod usage;
 pub mod v1;
 
 pub use error::{ApiError, ErrorCode, ErrorForm};
-pub use router::router;
+pub use router::{openapi_document, router};
 pub use state::{ApiConfig, AppState, ConnectionLimits};
 pub use usage::UsageRecorder;

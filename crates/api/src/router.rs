@@ -22,11 +22,7 @@ pub const BODY_LIMIT: usize = 1024 * 1024;
 /// The application's router, ready to serve.
 pub fn router(state: AppState) -> Router {
     metrics::install();
-    let (api, mut doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
-        .merge(v1::router())
-        .merge(dashboard::router())
-        .split_for_parts();
-    crate::openapi::describe_errors(&mut doc);
+    let (api, doc) = routes_and_document();
     // The browsable reference: Swagger UI, its assets compiled into the
     // binary (nothing loads from another host), reading `/openapi.json`.
     let docs = SwaggerUi::new("/docs").url("/openapi.json", doc);
@@ -45,6 +41,21 @@ pub fn router(state: AppState) -> Router {
             middleware::request_context,
         ))
         .with_state(state)
+}
+
+/// Both interfaces' routes, and the OpenAPI document generated from them.
+fn routes_and_document() -> (Router<AppState>, utoipa::openapi::OpenApi) {
+    let (api, mut doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .merge(v1::router())
+        .merge(dashboard::router())
+        .split_for_parts();
+    crate::openapi::describe_errors(&mut doc);
+    (api, doc)
+}
+
+/// The OpenAPI document `/openapi.json` serves.
+pub fn openapi_document() -> utoipa::openapi::OpenApi {
+    routes_and_document().1
 }
 
 async fn not_found() -> ApiError {
@@ -67,4 +78,15 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
         "Internal server error",
     )
     .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    /// The document clients generate code from changes only on purpose:
+    /// review the snapshot's diff, then accept it (`cargo insta review`, or
+    /// `INSTA_UPDATE=always cargo test -p vidpulse-api openapi`).
+    #[test]
+    fn the_openapi_document_changes_only_on_purpose() {
+        insta::assert_json_snapshot!("openapi", super::openapi_document());
+    }
 }
