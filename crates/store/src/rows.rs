@@ -571,3 +571,24 @@ pub(crate) const DUE_DISCOVERY_COLUMNS: &str = "
     ta.id AS tracked_account_id, ta.organization_id, c.platform, c.channel_id, c.username,
     c.display_name, c.avatar_url, c.follower_count, ta.daily_videos_count, ta.discovered_since,
     ta.discovery_lease_token";
+
+/// The readings of catalog video `pv` that tracking `tv`'s organization sees
+/// inside its window: the platform's, and its own imports at instants the
+/// platform has none. One SQL text for both backends' record reads, as a
+/// macro so it can be `concat!`ed into their constant statements.
+macro_rules! visible_readings {
+    () => {
+        "(SELECT captured_at, views, likes, comments, reposts, saves
+            FROM observations
+           WHERE platform_video_id = pv.id
+             AND captured_at >= tv.tracking_started_at AND captured_at <= tv.tracking_ends_at
+          UNION ALL
+          SELECT i.captured_at, i.views, i.likes, i.comments, i.reposts, i.saves
+            FROM imported_observations i
+           WHERE i.organization_id = tv.organization_id AND i.platform_video_id = pv.id
+             AND i.captured_at >= tv.tracking_started_at AND i.captured_at <= tv.tracking_ends_at
+             AND NOT EXISTS (SELECT 1 FROM observations x
+                              WHERE x.platform_video_id = pv.id AND x.captured_at = i.captured_at))"
+    };
+}
+pub(crate) use visible_readings;

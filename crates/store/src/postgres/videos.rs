@@ -16,7 +16,7 @@ use crate::StoreError;
 use crate::analytics::POSTGRES;
 use crate::closes;
 use crate::rollup::{Scope, Shares};
-use crate::rows::{VideoArrayRow, list_order, state_name};
+use crate::rows::{VideoArrayRow, list_order, state_name, visible_readings};
 use crate::videos::{
     ListQuery, Page, PatchOutcome, RecordStamp, StatementsByLookup, TagsResult, TrackBatch,
     TrackOutcome, TrackedVideo, VideoLookup, VideoRecord, VideoStore,
@@ -41,23 +41,16 @@ const RECORD_COLUMNS: &str = "
 /// platform's, and its own imports at instants the platform has none),
 /// aggregated in one pass (so the arrays are in one order, whichever it is:
 /// the record sorts by time).
-const HISTORY_JOIN: &str = "LEFT JOIN LATERAL (
+const HISTORY_JOIN: &str = concat!(
+    "LEFT JOIN LATERAL (
       SELECT array_agg(o.captured_at) AS history_at, array_agg(o.views) AS history_views,
              array_agg(o.likes) AS history_likes, array_agg(o.comments) AS history_comments,
              array_agg(o.reposts) AS history_reposts, array_agg(o.saves) AS history_saves
-        FROM (SELECT captured_at, views, likes, comments, reposts, saves
-                FROM observations
-               WHERE platform_video_id = pv.id
-                 AND captured_at >= tv.tracking_started_at AND captured_at <= tv.tracking_ends_at
-              UNION ALL
-              SELECT i.captured_at, i.views, i.likes, i.comments, i.reposts, i.saves
-                FROM imported_observations i
-               WHERE i.organization_id = tv.organization_id AND i.platform_video_id = pv.id
-                 AND i.captured_at >= tv.tracking_started_at AND i.captured_at <= tv.tracking_ends_at
-                 AND NOT EXISTS (SELECT 1 FROM observations x
-                                  WHERE x.platform_video_id = pv.id AND x.captured_at = i.captured_at)
-             ) o
-    ) h ON true";
+        FROM ",
+    visible_readings!(),
+    " o
+    ) h ON true"
+);
 
 /// The statements of [`VideoStore::video`].
 static READ_VIDEO: StatementsByLookup = StatementsByLookup::new(

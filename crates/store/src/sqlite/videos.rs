@@ -16,7 +16,7 @@ use crate::StoreError;
 use crate::analytics::SQLITE;
 use crate::closes;
 use crate::rollup::{Scope, Shares};
-use crate::rows::{VideoJsonRow, list_order, state_name};
+use crate::rows::{VideoJsonRow, list_order, state_name, visible_readings};
 use crate::videos::{
     ListQuery, Page, PatchOutcome, RecordStamp, StatementsByLookup, TagsResult, TrackBatch,
     TrackOutcome, TrackedVideo, VideoLookup, VideoRecord, VideoStore,
@@ -37,20 +37,13 @@ const RECORD_HEAD: &str = "
 /// The in-window history `tv`'s organization sees (the platform's readings,
 /// and its own imports at instants the platform has none) as JSON (`[at,
 /// views, likes, comments, reposts, saves]` tuples).
-const HISTORY_JSON: &str = "
+const HISTORY_JSON: &str = concat!(
+    "
     (SELECT json_group_array(json_array(o.captured_at, o.views, o.likes, o.comments, o.reposts, o.saves))
-       FROM (SELECT captured_at, views, likes, comments, reposts, saves
-               FROM observations
-              WHERE platform_video_id = pv.id
-                AND captured_at >= tv.tracking_started_at AND captured_at <= tv.tracking_ends_at
-             UNION ALL
-             SELECT i.captured_at, i.views, i.likes, i.comments, i.reposts, i.saves
-               FROM imported_observations i
-              WHERE i.organization_id = tv.organization_id AND i.platform_video_id = pv.id
-                AND i.captured_at >= tv.tracking_started_at AND i.captured_at <= tv.tracking_ends_at
-                AND NOT EXISTS (SELECT 1 FROM observations x
-                                 WHERE x.platform_video_id = pv.id AND x.captured_at = i.captured_at)
-            ) o)";
+       FROM ",
+    visible_readings!(),
+    " o)"
+);
 
 /// The statements of [`VideoStore::video`].
 static READ_VIDEO: StatementsByLookup = StatementsByLookup::new(

@@ -469,25 +469,12 @@ async fn a_removed_member_cannot_rejoin_with_the_accepted_invitation(
 ) {
     let (app, boss, org, id, _outbox) = invited(backend, "ann@example.com", "admin").await;
     let ann = token(&app, "ann@example.com").await;
-    let accept = json!({"invite_id": id});
-    let a = call(
-        &app,
-        "/organizations/team/invite/accept",
-        &ann,
-        None,
-        &accept,
-    )
-    .await;
+    let body = json!({"invite_id": id});
+    let accept = || call(&app, "/organizations/team/invite/accept", &ann, None, &body);
+    let a = accept().await;
     assert_eq!(a.status.as_u16(), 200, "{}", a.body);
     // Asking again while a member: success, with a message.
-    let a = call(
-        &app,
-        "/organizations/team/invite/accept",
-        &ann,
-        None,
-        &accept,
-    )
-    .await;
+    let a = accept().await;
     assert_eq!(a.status.as_u16(), 200, "{}", a.body);
     assert!(a.body["data"]["message"].is_string(), "{}", a.body);
 
@@ -520,24 +507,10 @@ async fn a_removed_member_cannot_rejoin_with_the_accepted_invitation(
     assert_eq!(a.status.as_u16(), 200, "{}", a.body);
 
     // The old invitation does not bring her back, before or after it expires.
-    let a = call(
-        &app,
-        "/organizations/team/invite/accept",
-        &ann,
-        None,
-        &accept,
-    )
-    .await;
+    let a = accept().await;
     assert_nested_error(&a, 409, "INVITE_NOT_PENDING");
     app.advance(Duration::days(8));
-    let a = call(
-        &app,
-        "/organizations/team/invite/accept",
-        &ann,
-        None,
-        &accept,
-    )
-    .await;
+    let a = accept().await;
     assert_eq!(a.status.as_u16(), 409, "{}", a.body);
     let a = call(
         &app,
