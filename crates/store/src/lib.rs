@@ -24,6 +24,7 @@ mod postgres;
 pub mod refresh;
 mod rollup;
 mod rows;
+mod sql;
 mod sqlite;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -9,9 +9,10 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use sqlx::PgPool;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::{PgPool, Postgres};
 
+use crate::sql::SqlStore;
 use crate::{Backend, Store, StoreConfig, StoreError};
 
 mod analytics;
@@ -19,7 +20,6 @@ mod creators;
 mod credits;
 mod housekeeping;
 mod import;
-mod orgs;
 mod refresh;
 mod rollup;
 mod usage;
@@ -29,12 +29,10 @@ mod videos;
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
 /// A store on a PostgreSQL database.
-#[derive(Debug, Clone)]
-pub(crate) struct PgStore {
-    pool: PgPool,
-}
+pub(crate) type PgStore = SqlStore<Postgres>;
 
 impl PgStore {
+    /// Connects to the database `config.url` names.
     pub(crate) async fn connect(config: &StoreConfig) -> Result<Self, StoreError> {
         let options = PgConnectOptions::from_str(&config.url)
             .map_err(|e| StoreError::Config(format!("invalid PostgreSQL URL: {e}")))?
@@ -51,12 +49,10 @@ impl PgStore {
                 }
                 other => other.into(),
             })?;
-        Ok(Self { pool })
-    }
-
-    /// Starts a write transaction.
-    async fn write_tx(&self) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, StoreError> {
-        Ok(self.pool.begin().await?)
+        Ok(Self {
+            writer: pool.clone(),
+            pool,
+        })
     }
 }
 

@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Sqlite, SqlitePool, Transaction};
+use sqlx::{Sqlite, SqlitePool};
 
+use crate::sql::SqlStore;
 use crate::{Backend, Store, StoreConfig, StoreError};
 
 mod analytics;
@@ -16,7 +17,6 @@ mod creators;
 mod credits;
 mod housekeeping;
 mod import;
-mod orgs;
 mod refresh;
 mod rollup;
 mod usage;
@@ -34,15 +34,10 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite")
 const MMAP_BYTES: u64 = 1 << 31;
 
 /// A store on a SQLite file.
-#[derive(Debug, Clone)]
-pub(crate) struct SqliteStore {
-    pool: SqlitePool,
-    /// The one connection write transactions take turns on, first come
-    /// first served (see [`SqliteStore::write_tx`]).
-    writer: SqlitePool,
-}
+pub(crate) type SqliteStore = SqlStore<Sqlite>;
 
 impl SqliteStore {
+    /// Opens the file `config.url` names (creating it and its folder when missing).
     pub(crate) async fn connect(config: &StoreConfig) -> Result<Self, StoreError> {
         let options = SqliteConnectOptions::from_str(&config.url)
             .map_err(|e| StoreError::Config(format!("invalid SQLite URL `{}`: {e}", config.url)))?
@@ -78,14 +73,6 @@ impl SqliteStore {
                 other => other.into(),
             })?;
         Ok(Self { pool, writer })
-    }
-
-    /// Starts a write transaction that holds the write lock from its first
-    /// statement. The process's write transactions queue for one connection
-    /// instead of racing for SQLite's lock: a loser of that race sleeps in
-    /// SQLite's busy handler (up to 100 ms a turn) however soon the lock frees.
-    async fn write_tx(&self) -> Result<Transaction<'static, Sqlite>, StoreError> {
-        Ok(self.writer.begin_with("BEGIN IMMEDIATE").await?)
     }
 }
 
