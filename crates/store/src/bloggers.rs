@@ -520,7 +520,7 @@ macro_rules! blogger_store_impl {
                 .await?;
                 // The videos' statistics leave the organization's rollup.
                 let scope = $crate::rollup::Scope::tracked_by(org.0, catalog);
-                let before = super::rollup::shares(&mut tx, &scope).await?;
+                let before = $crate::rollup::shares(&mut tx, &scope).await?;
                 let mut videos = 0;
                 for statement in $crate::bloggers::DELETE_VIDEOS {
                     videos = sqlx::query(sql(statement, $sqlite))
@@ -530,7 +530,7 @@ macro_rules! blogger_store_impl {
                         .await?
                         .rows_affected();
                 }
-                super::rollup::settle(&mut tx, &scope, before).await?;
+                $crate::rollup::settle(&mut tx, &scope, before).await?;
                 for statement in $crate::bloggers::FORGET_ACCOUNT {
                     sqlx::query(sql(statement, $sqlite))
                         .bind(tracking_id)

@@ -13,13 +13,12 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use sqlx::{Database, Encode, Executor, FromRow, IntoArguments, QueryBuilder, Type};
 use vidpulse_domain::{Counters, ObservationSource};
 
 use uuid::Uuid;
 
 use crate::StoreError;
-use crate::analytics::Dialect;
+use crate::sql::{Builder, Conn, Dialect};
 
 /// Readings per multi-row statement: 14 binds each stays under SQLite's 32,766.
 pub(crate) const CHUNK: usize = 1000;
@@ -114,7 +113,7 @@ pub(crate) const CLOSE_INSERT: &str =
    last_at, last_views, last_likes, last_comments, last_reposts, last_saves) ";
 
 /// The tail of the close upsert: an earlier first reading or a later last one wins.
-pub(crate) fn close_conflict(d: &Dialect) -> String {
+pub(crate) fn close_conflict<D: Dialect>() -> String {
     let mut set = Vec::new();
     for m in vidpulse_domain::metrics::METRIC_NAMES {
         set.push(format!(
@@ -128,11 +127,11 @@ pub(crate) fn close_conflict(d: &Dialect) -> String {
     }
     set.push(format!(
         "first_at = {}(daily_closes.first_at, excluded.first_at)",
-        d.least
+        D::LEAST
     ));
     set.push(format!(
         "last_at = {}(daily_closes.last_at, excluded.last_at)",
-        d.greatest
+        D::GREATEST
     ));
     format!(
         " ON CONFLICT (platform_video_id, organization_id, day) DO UPDATE SET {}",
@@ -156,63 +155,49 @@ pub(crate) enum Owner {
 /// revision of each catalog video that got one. Returns how many were new
 /// and, per video, the first day whose closes moved: the caller relinks
 /// from there ([`crate::rollup::relink_sql`]).
-pub(crate) async fn insert_observations<DB>(
-    conn: &mut DB::Connection,
-    d: &Dialect,
+pub(crate) async fn insert_observations<D: Dialect>(
+    conn: &mut Conn<D>,
     readings: &[Reading],
     owner: Owner,
-) -> Result<(usize, BTreeMap<i64, NaiveDate>), StoreError>
-where
-    DB: Database,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> i64: Encode<'q, DB> + Type<DB>,
-    for<'q> Uuid: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
-    for<'q> NaiveDate: Encode<'q, DB> + Type<DB>,
-    for<'q> DateTime<Utc>: Encode<'q, DB> + Type<DB>,
-    for<'q> &'static str: Encode<'q, DB> + Type<DB>,
-    for<'q> <DB as Database>::Arguments: Default + IntoArguments<DB>,
-    for<'r> ReadingRow: FromRow<'r, DB::Row>,
-    for<'r> (Uuid, i64, DateTime<Utc>): FromRow<'r, DB::Row>,
-{
+) -> Result<(usize, BTreeMap<i64, NaiveDate>), StoreError> {
     let mut inserted: Vec<Reading> = Vec::with_capacity(readings.len());
     for chunk in readings.chunks(CHUNK) {
         let mut q = match owner {
-            Owner::Platform(_) => QueryBuilder::<DB>::new(
+            Owner::Platform(_) => Builder::<D>::new(
                 "INSERT INTO observations
                    (platform_video_id, captured_at, views, likes, comments, reposts, saves, source) ",
             ),
-            Owner::Import(_) => QueryBuilder::<DB>::new(
+            Owner::Import(_) => Builder::<D>::new(
                 "INSERT INTO imported_observations
                    (platform_video_id, captured_at, views, likes, comments, reposts, saves, organization_id) ",
             ),
         };
-        q.push_values(chunk, |mut b, r| {
+        q.push_values(chunk, |b, r| {
             let c = r.counters;
-            b.push_bind(r.video_id)
-                .push_bind(r.at)
-                .push_bind(c.views)
-                .push_bind(c.likes)
-                .push_bind(c.comments)
-                .push_bind(c.reposts)
-                .push_bind(c.saves);
+            b.bind(r.video_id)
+                .bind(r.at)
+                .bind(c.views)
+                .bind(c.likes)
+                .bind(c.comments)
+                .bind(c.reposts)
+                .bind(c.saves);
             match owner {
-                Owner::Platform(source) => b.push_bind(source.as_str()),
-                Owner::Import(org) => b.push_bind(org),
+                Owner::Platform(source) => b.bind(source.as_str()),
+                Owner::Import(org) => b.bind(org),
             };
         });
         q.push(
             " ON CONFLICT DO NOTHING
               RETURNING platform_video_id, captured_at, views, likes, comments, reposts, saves",
         );
-        let rows: Vec<ReadingRow> = q.build_query_as().fetch_all(&mut *conn).await?;
+        let rows: Vec<ReadingRow> = q.build().fetch_all(&mut *conn).await?;
         inserted.extend(rows.into_iter().map(Reading::from));
     }
     let seen = match owner {
         Owner::Import(org) => inserted.iter().map(|r| (org, *r)).collect(),
-        Owner::Platform(_) => seen_by_trackers::<DB>(conn, &inserted).await?,
+        Owner::Platform(_) => seen_by_trackers::<D>(conn, &inserted).await?,
     };
-    let days = add_to_closes::<DB>(conn, d, &seen).await?;
+    let days = add_to_closes::<D>(conn, &seen).await?;
     // Every video whose history grew: its rendered history is stale, for
     // every organization (the platform's readings) or the importer alone.
     let videos: Vec<i64> = {
@@ -223,22 +208,18 @@ where
     };
     for chunk in videos.chunks(CHUNK) {
         let mut q = match owner {
-            Owner::Platform(_) => QueryBuilder::<DB>::new(
+            Owner::Platform(_) => Builder::<D>::new(
                 "UPDATE platform_videos SET revision = revision + 1 WHERE id IN (",
             ),
             Owner::Import(org) => {
-                let mut q = QueryBuilder::<DB>::new(
+                let mut q = Builder::<D>::new(
                     "UPDATE tracked_videos SET revision = revision + 1 WHERE organization_id = ",
                 );
                 q.push_bind(org).push(" AND platform_video_id IN (");
                 q
             }
         };
-        let mut ids = q.separated(", ");
-        for id in chunk {
-            ids.push_bind(*id);
-        }
-        q.push(")");
+        q.push_list(chunk.iter().copied()).push(")");
         q.build().execute(&mut *conn).await?;
     }
     Ok((inserted.len(), days))
@@ -246,33 +227,21 @@ where
 
 /// The platform readings each organization tracking their videos sees:
 /// those taken at or after its tracking start.
-async fn seen_by_trackers<DB>(
-    conn: &mut DB::Connection,
+async fn seen_by_trackers<D: Dialect>(
+    conn: &mut Conn<D>,
     readings: &[Reading],
-) -> Result<Vec<(Uuid, Reading)>, StoreError>
-where
-    DB: Database,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> i64: Encode<'q, DB> + Type<DB>,
-    for<'q> <DB as Database>::Arguments: Default + IntoArguments<DB>,
-    for<'r> (Uuid, i64, DateTime<Utc>): FromRow<'r, DB::Row>,
-{
+) -> Result<Vec<(Uuid, Reading)>, StoreError> {
     let mut videos: Vec<i64> = readings.iter().map(|r| r.video_id).collect();
     videos.sort_unstable();
     videos.dedup();
     let mut trackers: BTreeMap<i64, Vec<(Uuid, DateTime<Utc>)>> = BTreeMap::new();
     for chunk in videos.chunks(CHUNK) {
-        let mut q = QueryBuilder::<DB>::new(
+        let mut q = Builder::<D>::new(
             "SELECT organization_id, platform_video_id, tracking_started_at
              FROM tracked_videos WHERE platform_video_id IN (",
         );
-        let mut ids = q.separated(", ");
-        for id in chunk {
-            ids.push_bind(*id);
-        }
-        q.push(")");
-        let rows: Vec<(Uuid, i64, DateTime<Utc>)> =
-            q.build_query_as().fetch_all(&mut *conn).await?;
+        q.push_list(chunk.iter().copied()).push(")");
+        let rows: Vec<(Uuid, i64, DateTime<Utc>)> = q.build().fetch_all(&mut *conn).await?;
         for (org, video, start) in rows {
             trackers.entry(video).or_default().push((org, start));
         }
@@ -294,28 +263,16 @@ where
 /// before `until` when given (its tracking start moved back from there to
 /// `from`, or new trackings start at `from`): they join its closes.
 /// Returns, per video, the first day whose closes moved.
-pub(crate) async fn reveal_platform_readings<DB>(
-    conn: &mut DB::Connection,
-    d: &Dialect,
+pub(crate) async fn reveal_platform_readings<D: Dialect>(
+    conn: &mut Conn<D>,
     org: Uuid,
     videos: &[i64],
     from: DateTime<Utc>,
     until: Option<DateTime<Utc>>,
-) -> Result<BTreeMap<i64, NaiveDate>, StoreError>
-where
-    DB: Database,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> i64: Encode<'q, DB> + Type<DB>,
-    for<'q> Uuid: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
-    for<'q> NaiveDate: Encode<'q, DB> + Type<DB>,
-    for<'q> DateTime<Utc>: Encode<'q, DB> + Type<DB>,
-    for<'q> <DB as Database>::Arguments: Default + IntoArguments<DB>,
-    for<'r> ReadingRow: FromRow<'r, DB::Row>,
-{
+) -> Result<BTreeMap<i64, NaiveDate>, StoreError> {
     let mut seen: Vec<(Uuid, Reading)> = Vec::new();
     for chunk in videos.chunks(CHUNK) {
-        let mut q = QueryBuilder::<DB>::new(
+        let mut q = Builder::<D>::new(
             "SELECT platform_video_id, captured_at, views, likes, comments, reposts, saves
              FROM observations WHERE captured_at >= ",
         );
@@ -324,56 +281,41 @@ where
             q.push(" AND captured_at < ").push_bind(until);
         }
         q.push(" AND platform_video_id IN (");
-        let mut ids = q.separated(", ");
-        for id in chunk {
-            ids.push_bind(*id);
-        }
-        q.push(")");
-        let rows: Vec<ReadingRow> = q.build_query_as().fetch_all(&mut *conn).await?;
+        q.push_list(chunk.iter().copied()).push(")");
+        let rows: Vec<ReadingRow> = q.build().fetch_all(&mut *conn).await?;
         seen.extend(rows.into_iter().map(|r| (org, Reading::from(r))));
     }
-    add_to_closes::<DB>(conn, d, &seen).await
+    add_to_closes::<D>(conn, &seen).await
 }
 
 /// Moves the daily closes of each organization by the readings it sees.
 /// Returns, per video, the first day whose closes moved.
-async fn add_to_closes<DB>(
-    conn: &mut DB::Connection,
-    d: &Dialect,
+async fn add_to_closes<D: Dialect>(
+    conn: &mut Conn<D>,
     seen: &[(Uuid, Reading)],
-) -> Result<BTreeMap<i64, NaiveDate>, StoreError>
-where
-    DB: Database,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> i64: Encode<'q, DB> + Type<DB>,
-    for<'q> Uuid: Encode<'q, DB> + Type<DB>,
-    for<'q> Option<i64>: Encode<'q, DB> + Type<DB>,
-    for<'q> NaiveDate: Encode<'q, DB> + Type<DB>,
-    for<'q> DateTime<Utc>: Encode<'q, DB> + Type<DB>,
-    for<'q> <DB as Database>::Arguments: Default + IntoArguments<DB>,
-{
+) -> Result<BTreeMap<i64, NaiveDate>, StoreError> {
     let days = by_day(seen);
     for chunk in days.chunks(CHUNK) {
-        let mut q = QueryBuilder::<DB>::new(CLOSE_INSERT);
-        q.push_values(chunk, |mut b, d| {
+        let mut q = Builder::<D>::new(CLOSE_INSERT);
+        q.push_values(chunk, |b, d| {
             let (f, l) = (d.first.counters, d.last.counters);
-            b.push_bind(d.video_id)
-                .push_bind(d.org)
-                .push_bind(d.day)
-                .push_bind(d.first.at)
-                .push_bind(f.views)
-                .push_bind(f.likes)
-                .push_bind(f.comments)
-                .push_bind(f.reposts)
-                .push_bind(f.saves)
-                .push_bind(d.last.at)
-                .push_bind(l.views)
-                .push_bind(l.likes)
-                .push_bind(l.comments)
-                .push_bind(l.reposts)
-                .push_bind(l.saves);
+            b.bind(d.video_id)
+                .bind(d.org)
+                .bind(d.day)
+                .bind(d.first.at)
+                .bind(f.views)
+                .bind(f.likes)
+                .bind(f.comments)
+                .bind(f.reposts)
+                .bind(f.saves)
+                .bind(d.last.at)
+                .bind(l.views)
+                .bind(l.likes)
+                .bind(l.comments)
+                .bind(l.reposts)
+                .bind(l.saves);
         });
-        q.push(close_conflict(d));
+        q.push(&close_conflict::<D>());
         q.build().execute(&mut *conn).await?;
     }
     Ok(first_days(&days))

@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use vidpulse_domain::{ApiKeyId, OrgId};
 
 use crate::StoreError;
+use crate::sql::{Dialect, SqlStore, lock_org};
 
 /// One charge to write.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,4 +54,67 @@ pub trait CreditStore {
 
     /// Removes a charge whose work failed.
     async fn refund(&self, ledger_id: i64) -> Result<(), StoreError>;
+}
+
+const INSERT: &str = "INSERT INTO credit_ledger
+    (organization_id, api_key_id, request_id, amount, reason, subject, created_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id";
+
+#[async_trait]
+impl<D: Dialect> CreditStore for SqlStore<D> {
+    async fn charge(&self, c: &Charge) -> Result<i64, StoreError> {
+        Ok(D::query(INSERT)
+            .bind(c.organization_id.0)
+            .bind(c.api_key_id.map(|k| k.0))
+            .bind(&c.request_id)
+            .bind(c.amount)
+            .bind(c.reason)
+            .bind(&c.subject)
+            .bind(c.at)
+            .fetch_scalar(&mut *self.read().await?)
+            .await?)
+    }
+
+    async fn charge_within_cap(
+        &self,
+        c: &Charge,
+        since: DateTime<Utc>,
+        cap: i64,
+    ) -> Result<CappedCharge, StoreError> {
+        let mut tx = self.write_tx().await?;
+        // Concurrent charges of one organization queue on its row.
+        lock_org::<D>(&mut tx, c.organization_id.0).await?;
+        let used: i64 = D::query(
+            "SELECT count(*) FROM credit_ledger
+             WHERE organization_id = $1 AND reason = $2 AND created_at >= $3",
+        )
+        .bind(c.organization_id.0)
+        .bind(c.reason)
+        .bind(since)
+        .fetch_scalar(&mut *tx)
+        .await?;
+        if used >= cap {
+            return Ok(CappedCharge::CapReached(used));
+        }
+        let id: i64 = D::query(INSERT)
+            .bind(c.organization_id.0)
+            .bind(c.api_key_id.map(|k| k.0))
+            .bind(&c.request_id)
+            .bind(c.amount)
+            .bind(c.reason)
+            .bind(&c.subject)
+            .bind(c.at)
+            .fetch_scalar(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(CappedCharge::Charged(id))
+    }
+
+    async fn refund(&self, ledger_id: i64) -> Result<(), StoreError> {
+        D::query("DELETE FROM credit_ledger WHERE id = $1")
+            .bind(ledger_id)
+            .execute(&mut *self.read().await?)
+            .await?;
+        Ok(())
+    }
 }

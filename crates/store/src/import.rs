@@ -5,7 +5,16 @@ use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};
 use vidpulse_domain::{Counters, OrgId, Platform};
 
+use std::collections::BTreeMap;
+
+use sqlx::AssertSqlSafe;
+use uuid::Uuid;
+
 use crate::StoreError;
+use crate::closes::{self, Owner, Reading};
+use crate::refresh::{insert_observations, relink};
+use crate::rollup::{self, Scope};
+use crate::sql::{Dialect, SqlStore};
 
 /// One snapshot of one video, already validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,4 +128,140 @@ pub(crate) fn by_video(rows: &[ImportRow]) -> Vec<ImportVideo<'_>> {
     // a cycle.
     out.sort_by(|a, b| (a.platform.id(), a.external_id).cmp(&(b.platform.id(), b.external_id)));
     out
+}
+
+#[async_trait]
+impl<D: Dialect> ImportStore for SqlStore<D> {
+    async fn import_observations(
+        &self,
+        org: OrgId,
+        rows: &[ImportRow],
+        window: Duration,
+        now: DateTime<Utc>,
+    ) -> Result<ImportOutcome, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let exists: Option<Uuid> = D::query(AssertSqlSafe(format!(
+            "SELECT id FROM organizations WHERE id = $1 {}",
+            D::ORG_LOCK
+        )))
+        .bind(org.0)
+        .fetch_scalar_optional(&mut *tx)
+        .await?;
+        if exists.is_none() {
+            return Err(StoreError::NotFound);
+        }
+        let mut outcome = ImportOutcome::default();
+        let videos = by_video(rows);
+        // Catalog rows first: the analytics scope is every close of these videos.
+        let mut catalog_ids = Vec::with_capacity(videos.len());
+        let (ends_at, now_at) = (D::typed("$8", "TIMESTAMPTZ"), D::typed("$9", "TIMESTAMPTZ"));
+        let upsert = format!(
+            "INSERT INTO platform_videos
+                   (platform, external_id, url, title, author_username, published_at,
+                    tracking_started_at, refresh_until, next_refresh_at, created_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CASE WHEN {ends_at} > {now_at} THEN {now_at} END, $9)
+                 ON CONFLICT (platform, external_id) DO UPDATE SET
+                   title = coalesce(platform_videos.title, excluded.title),
+                   author_username = coalesce(platform_videos.author_username, excluded.author_username),
+                   published_at = coalesce(platform_videos.published_at, excluded.published_at)
+                 RETURNING id"
+        );
+        for v in &videos {
+            let ends = v.earliest + window;
+            let catalog_id: i64 = D::query(AssertSqlSafe(upsert.as_str()))
+                .bind(v.platform.id())
+                .bind(v.external_id)
+                .bind(&v.url)
+                .bind(v.title)
+                .bind(v.channel_username)
+                .bind(v.published_at)
+                .bind(v.earliest)
+                .bind(ends)
+                .bind(now)
+                .fetch_scalar(&mut *tx)
+                .await?;
+            catalog_ids.push(catalog_id);
+        }
+        let scope = Scope::videos(catalog_ids.iter().map(|id| (*id, None)));
+        let before = rollup::shares(&mut tx, &scope).await?;
+        let mut readings = Vec::with_capacity(rows.len());
+        let mut revealed = BTreeMap::new();
+        for (v, &catalog_id) in videos.iter().zip(&catalog_ids) {
+            let ends = v.earliest + window;
+            let tracked: Option<(Uuid, DateTime<Utc>)> = D::query(
+                "SELECT id, tracking_started_at FROM tracked_videos
+                 WHERE organization_id = $1 AND platform_video_id = $2",
+            )
+            .bind(org.0)
+            .bind(catalog_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            match tracked {
+                None => {
+                    D::query(
+                        "INSERT INTO tracked_videos
+                           (id, organization_id, platform_video_id, tracking_started_at,
+                            tracking_ends_at, created_at, updated_at)
+                         VALUES ($1, $2, $3, $4, $5, $6, $6)",
+                    )
+                    .bind(Uuid::now_v7())
+                    .bind(org.0)
+                    .bind(catalog_id)
+                    .bind(v.earliest)
+                    .bind(ends)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+                    outcome.videos_created += 1;
+                    // The platform's readings since the new start (another
+                    // organization tracks the video) are this one's to see.
+                    revealed.extend(
+                        closes::reveal_platform_readings::<D>(
+                            &mut tx,
+                            org.0,
+                            &[catalog_id],
+                            v.earliest,
+                            None,
+                        )
+                        .await?,
+                    );
+                }
+                Some((id, started)) if started > v.earliest => {
+                    D::query(
+                        "UPDATE tracked_videos SET tracking_started_at = $2, updated_at = $3 WHERE id = $1",
+                    )
+                    .bind(id)
+                    .bind(v.earliest)
+                    .bind(now)
+                    .execute(&mut *tx)
+                    .await?;
+                    // The platform's readings between the new and the old
+                    // start are this organization's to see now.
+                    revealed.extend(
+                        closes::reveal_platform_readings::<D>(
+                            &mut tx,
+                            org.0,
+                            &[catalog_id],
+                            v.earliest,
+                            Some(started),
+                        )
+                        .await?,
+                    );
+                }
+                Some(_) => {}
+            }
+            readings.extend(v.rows.iter().map(|row| Reading {
+                video_id: catalog_id,
+                at: row.captured_at,
+                counters: row.counters,
+            }));
+        }
+        relink(&mut tx, revealed).await?;
+        let stored = insert_observations::<D>(&mut tx, &readings, Owner::Import(org.0)).await?;
+        outcome.snapshots_imported += stored;
+        outcome.snapshots_skipped += readings.len() - stored;
+        rollup::settle(&mut tx, &scope, before).await?;
+        tx.commit().await?;
+        Ok(outcome)
+    }
 }

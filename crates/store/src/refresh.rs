@@ -7,12 +7,17 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
-use sqlx::{Database, Encode, Executor, FromRow, IntoArguments, Type};
+use std::collections::BTreeMap;
+
+use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 use vidpulse_domain::{Counters, ObservationSource, Platform};
 
 use crate::StoreError;
-use crate::rollup::Scope;
+use crate::closes::{self, Owner, Reading};
+use crate::rollup::{self, Scope, relink_sql};
+use crate::rows::DueRow;
+use crate::sql::{Conn, Dialect, SqlStore, Tx};
 
 /// A catalog video due for a read, claimed by one worker.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,26 +97,17 @@ pub struct RefreshWrite {
 /// The closes whose analytics shares the counters read in `writes` can move
 /// (only reads whose lease still holds): each video's close of the read day
 /// and after, or every close when the read changes the video's author.
-/// `held_sql` reads `author_username` of video `1` under lease token `2`.
-pub(crate) async fn observed_scope<DB>(
-    conn: &mut DB::Connection,
-    held_sql: &'static str,
+pub(crate) async fn observed_scope<D: Dialect>(
+    conn: &mut Conn<D>,
     writes: &[RefreshWrite],
-) -> Result<Scope, StoreError>
-where
-    DB: Database,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> i64: Encode<'q, DB> + Type<DB>,
-    for<'q> Uuid: Encode<'q, DB> + Type<DB>,
-    for<'q> <DB as Database>::Arguments: IntoArguments<DB>,
-    for<'r> (Option<String>,): FromRow<'r, DB::Row>,
-{
+) -> Result<Scope, StoreError> {
+    let held_sql = held_sql::<D>();
     let mut scope = Scope::default();
     for w in writes {
         let RefreshOutcome::Observed { meta, .. } = &w.outcome else {
             continue;
         };
-        let held: Option<(Option<String>,)> = sqlx::query_as::<DB, _>(held_sql)
+        let held: Option<(Option<String>,)> = D::query(AssertSqlSafe(held_sql.as_str()))
             .bind(w.video_id)
             .bind(w.lease_token)
             .fetch_optional(&mut *conn)
@@ -156,4 +152,177 @@ pub trait RefreshStore {
 
     /// The earliest scheduled read, claimed or not.
     async fn next_refresh_due(&self) -> Result<Option<DateTime<Utc>>, StoreError>;
+}
+
+/// The author of a video whose lease is still held (see [`observed_scope`]).
+fn held_sql<D: Dialect>() -> String {
+    format!(
+        "SELECT author_username FROM platform_videos WHERE id = $1 AND lease_token = $2 {}",
+        D::ROW_LOCK
+    )
+}
+
+#[async_trait]
+impl<D: Dialect> RefreshStore for SqlStore<D> {
+    async fn claim_due_videos(
+        &self,
+        now: DateTime<Utc>,
+        limit: i64,
+        lease: Duration,
+    ) -> Result<Vec<DueVideo>, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let rows = D::query(AssertSqlSafe(format!(
+            "UPDATE platform_videos SET lease_until = $2, lease_token = $3
+             WHERE id IN (
+               SELECT id FROM platform_videos
+               WHERE next_refresh_at IS NOT NULL AND next_refresh_at <= $1
+                 AND (lease_until IS NULL OR lease_until < $1)
+               ORDER BY next_refresh_at LIMIT $4
+               {})
+             RETURNING id, platform, external_id, tracking_started_at, refresh_until, failures, lease_token",
+            D::CLAIM_LOCK
+        )))
+        .bind(now)
+        .bind(now + lease)
+        .bind(Uuid::new_v4())
+        .bind(limit)
+        .fetch_all::<DueRow>(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        rows.into_iter().map(DueVideo::try_from).collect()
+    }
+
+    async fn save_refreshes(&self, writes: &[RefreshWrite]) -> Result<usize, StoreError> {
+        let mut tx = self.write_tx().await?;
+        // The reads whose lease holds (locked on PostgreSQL) and the shares they move.
+        let scope = observed_scope::<D>(&mut tx, writes).await?;
+        let before = rollup::shares(&mut tx, &scope).await?;
+        let mut saved = 0;
+        for w in writes {
+            if save_one(&mut tx, w).await? {
+                saved += 1;
+            }
+        }
+        rollup::settle(&mut tx, &scope, before).await?;
+        tx.commit().await?;
+        Ok(saved)
+    }
+
+    async fn next_refresh_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
+        Ok(D::query(
+            "SELECT next_refresh_at FROM platform_videos
+             WHERE next_refresh_at IS NOT NULL ORDER BY next_refresh_at LIMIT 1",
+        )
+        .fetch_scalar_optional(&mut *self.read().await?)
+        .await?)
+    }
+}
+
+/// Saves one read if its lease still holds; returns whether it did.
+async fn save_one<D: Dialect>(tx: &mut Tx<D>, w: &RefreshWrite) -> Result<bool, StoreError> {
+    // A tracking that started after this read began needs a read of its own:
+    // schedule it at once instead of at the computed time.
+    const NEXT: &str = "next_refresh_at = CASE WHEN gone_at IS NOT NULL THEN NULL
+                          WHEN tracking_started_at > $3 THEN tracking_started_at ELSE $4 END,
+                        lease_until = NULL, lease_token = NULL";
+    let held = match &w.outcome {
+        RefreshOutcome::Observed { counters, meta, source } => {
+            let held = D::query(AssertSqlSafe(format!(
+                "UPDATE platform_videos SET {NEXT},
+                   views = $5, likes = $6, comments = $7, reposts = $8, saves = $9,
+                   stats_updated_at = $3,
+                   title = coalesce($10, title), thumbnail_url = coalesce($11, thumbnail_url),
+                   author_username = coalesce($12, author_username),
+                   author_display_name = coalesce($13, author_display_name),
+                   published_at = coalesce($14, published_at),
+                   url = coalesce($15, url),
+                   failures = 0, last_error = NULL
+                 WHERE id = $1 AND lease_token = $2"
+            )))
+            .bind(w.video_id)
+            .bind(w.lease_token)
+            .bind(w.read_at)
+            .bind(w.next_refresh_at)
+            .bind(counters.views)
+            .bind(counters.likes)
+            .bind(counters.comments)
+            .bind(counters.reposts)
+            .bind(counters.saves)
+            .bind(&meta.title)
+            .bind(&meta.thumbnail_url)
+            .bind(&meta.author_username)
+            .bind(&meta.author_display_name)
+            .bind(meta.published_at)
+            .bind(&meta.canonical_url)
+            .execute(&mut **tx)
+            .await?
+                == 1;
+            if held {
+                let reading = Reading {
+                    video_id: w.video_id,
+                    at: w.read_at,
+                    counters: *counters,
+                };
+                insert_observations::<D>(tx, &[reading], Owner::Platform(*source)).await?;
+            }
+            held
+        }
+        RefreshOutcome::Gone { reason } => {
+            D::query(
+                "UPDATE platform_videos SET gone_at = $3, last_error = $4, next_refresh_at = NULL,
+                   lease_until = NULL, lease_token = NULL
+                 WHERE id = $1 AND lease_token = $2",
+            )
+            .bind(w.video_id)
+            .bind(w.lease_token)
+            .bind(w.read_at)
+            .bind(reason)
+            .execute(&mut **tx)
+            .await?
+                == 1
+        }
+        RefreshOutcome::Failed { error } => {
+            D::query(AssertSqlSafe(format!(
+                "UPDATE platform_videos SET {NEXT}, failures = platform_videos.failures + 1, last_error = $5
+                 WHERE id = $1 AND lease_token = $2"
+            )))
+            .bind(w.video_id)
+            .bind(w.lease_token)
+            .bind(w.read_at)
+            .bind(w.next_refresh_at)
+            .bind(error)
+            .execute(&mut **tx)
+            .await?
+                == 1
+        }
+    };
+    Ok(held)
+}
+
+/// Appends readings and moves the daily closes of those who see them
+/// ([`closes::insert_observations`]), then relinks the closes after them.
+/// Returns how many readings were new.
+pub(crate) async fn insert_observations<D: Dialect>(
+    tx: &mut Tx<D>,
+    readings: &[Reading],
+    owner: Owner,
+) -> Result<usize, StoreError> {
+    let (inserted, first) = closes::insert_observations::<D>(tx, readings, owner).await?;
+    relink(tx, first).await?;
+    Ok(inserted)
+}
+
+/// Relinks the closes of each video from its day on, after closes were
+/// written there.
+pub(crate) async fn relink<D: Dialect>(
+    tx: &mut Tx<D>,
+    first: BTreeMap<i64, NaiveDate>,
+) -> Result<(), StoreError> {
+    if !first.is_empty() {
+        let scope = Scope::videos(first.into_iter().map(|(id, day)| (id, Some(day))));
+        D::bind_scope(D::query(AssertSqlSafe(relink_sql(D::SCOPE_TABLE))), &scope)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
 }

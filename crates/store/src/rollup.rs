@@ -16,14 +16,11 @@
 use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
-use sqlx::{
-    AssertSqlSafe, ColumnIndex, Database, Decode, Encode, Executor, IntoArguments, QueryBuilder,
-    Row, Type,
-};
+use sqlx::{AssertSqlSafe, ColumnIndex, Decode, FromRow, Row, Type};
 use uuid::Uuid;
 
 use crate::StoreError;
-use crate::analytics::Dialect;
+use crate::sql::{Builder, Conn, Dialect, Tx};
 
 /// The metrics, in column order.
 pub(crate) const METRICS: [&str; 5] = ["views", "likes", "comments", "reposts", "saves"];
@@ -143,18 +140,18 @@ impl Sums {
 /// Shares per cell, as read by [`shares_sql`].
 pub(crate) type Shares = BTreeMap<Cell, Sums>;
 
-/// Reads the rows of [`shares_sql`] into [`Shares`].
-pub(crate) fn shares_of<R>(rows: Vec<R>) -> Result<Shares, StoreError>
+/// One row of [`shares_sql`]: a cell and its sums.
+pub(crate) struct ShareRow(Cell, Sums);
+
+impl<'r, R: Row> FromRow<'r, R> for ShareRow
 where
-    R: Row,
     usize: ColumnIndex<R>,
-    for<'r> i64: Decode<'r, R::Database> + Type<R::Database>,
-    for<'r> Uuid: Decode<'r, R::Database> + Type<R::Database>,
-    for<'r> NaiveDate: Decode<'r, R::Database> + Type<R::Database>,
-    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
+    i64: Decode<'r, R::Database> + Type<R::Database>,
+    Uuid: Decode<'r, R::Database> + Type<R::Database>,
+    NaiveDate: Decode<'r, R::Database> + Type<R::Database>,
+    String: Decode<'r, R::Database> + Type<R::Database>,
 {
-    let mut out = Shares::new();
-    for r in rows {
+    fn from_row(r: &'r R) -> Result<Self, sqlx::Error> {
         let mut sums = Sums {
             closes: r.try_get(5)?,
             ..Sums::default()
@@ -169,9 +166,8 @@ where
             author: r.try_get(3)?,
             campaign: r.try_get(4)?,
         };
-        out.insert(cell, sums);
+        Ok(Self(cell, sums))
     }
-    Ok(out)
 }
 
 /// The key of a row of one rollup table: organization, day, platform and
@@ -227,39 +223,31 @@ impl Changes {
 pub(crate) const UPSERT_CHUNK: usize = 500;
 
 /// `INSERT .. ON CONFLICT DO UPDATE` adding `rows` to `table`, keyed by `key`.
-pub(crate) fn upsert<'a, DB>(
+pub(crate) fn upsert<'a, D: Dialect>(
     table: &str,
     key: &str,
     rows: impl IntoIterator<Item = (&'a TableKey, &'a Sums)>,
-) -> QueryBuilder<DB>
-where
-    DB: Database,
-    for<'q> Uuid: Encode<'q, DB> + Type<DB>,
-    for<'q> NaiveDate: Encode<'q, DB> + Type<DB>,
-    for<'q> String: Encode<'q, DB> + Type<DB>,
-    for<'q> i64: Encode<'q, DB> + Type<DB>,
-    <DB as Database>::Arguments: Default,
-{
+) -> Builder<D> {
     let sums = sum_columns();
-    let mut q = QueryBuilder::new(format!(
+    let mut q = Builder::new(&format!(
         "INSERT INTO {table} (organization_id, day, platform, {key}, closes, {}) ",
         sums.join(", ")
     ));
-    q.push_values(rows, |mut b, ((org, day, platform, k), s)| {
-        b.push_bind(*org)
-            .push_bind(*day)
-            .push_bind(platform.clone())
-            .push_bind(k.clone())
-            .push_bind(s.closes);
+    q.push_values(rows, |b, ((org, day, platform, k), s)| {
+        b.bind(*org)
+            .bind(*day)
+            .bind(platform.as_str())
+            .bind(k.as_str())
+            .bind(s.closes);
         for v in s.values {
-            b.push_bind(v);
+            b.bind(v);
         }
     });
     let set: Vec<String> = std::iter::once("closes".to_owned())
         .chain(sums)
         .map(|c| format!("{c} = {table}.{c} + excluded.{c}"))
         .collect();
-    q.push(format!(
+    q.push(&format!(
         " ON CONFLICT (organization_id, day, platform, {key}) DO UPDATE SET {}",
         set.join(", ")
     ));
@@ -267,15 +255,10 @@ where
 }
 
 /// Deletes the row of `table` at one key once no close is left in it.
-pub(crate) fn delete_empty_sql(d: &Dialect, table: &str, key: &str) -> String {
-    let p = d.param;
+pub(crate) fn delete_empty_sql(table: &str, key: &str) -> String {
     format!(
-        "DELETE FROM {table} WHERE organization_id = {} AND day = {} AND platform = {}
-           AND {key} = {} AND closes = 0",
-        p(1),
-        p(2),
-        p(3),
-        p(4)
+        "DELETE FROM {table} WHERE organization_id = $1 AND day = $2 AND platform = $3
+           AND {key} = $4 AND closes = 0"
     )
 }
 
@@ -283,9 +266,9 @@ pub(crate) fn delete_empty_sql(d: &Dialect, table: &str, key: &str) -> String {
 /// `from_day`), for the organization `org` or every one when it is NULL,
 /// summed per cell. Columns: `organization_id, day, platform,
 /// author_username, campaign, closes`, then [`sum_columns`].
-pub(crate) fn shares_sql(d: &Dialect, source: &str, org: &str) -> String {
-    let start = (d.day_of)("tv.tracking_started_at");
-    let end = (d.day_of)("tv.tracking_ends_at");
+pub(crate) fn shares_sql<D: Dialect>(source: &str, org: &str) -> String {
+    let start = D::day_of("tv.tracking_started_at");
+    let end = D::day_of("tv.tracking_ends_at");
     let first = format!("(dc.prev_day IS NULL OR dc.prev_day < {start})");
     let mut sums = Vec::new();
     for part in PARTS {
@@ -299,12 +282,12 @@ pub(crate) fn shares_sql(d: &Dialect, source: &str, org: &str) -> String {
                 "entry" => format!("CASE WHEN {first} THEN {last} ELSE 0 END"),
                 _ => format!(
                     "{}(0, CASE WHEN {first} THEN {opened} ELSE {step} END)",
-                    d.greatest
+                    D::GREATEST
                 ),
             };
             sums.push(format!(
                 "coalesce(sum({expr}), 0){} AS {part}_{m}",
-                d.sum_cast
+                D::SUM_CAST
             ));
         }
     }
@@ -370,37 +353,56 @@ pub(crate) fn relink_sql(source: &str) -> String {
     )
 }
 
+/// The shares of the closes in `scope`, per cell. On PostgreSQL the scope's
+/// catalog rows are locked first (in id order), so writers of one video queue.
+pub(crate) async fn shares<D: Dialect>(
+    tx: &mut Tx<D>,
+    scope: &Scope,
+) -> Result<Shares, StoreError> {
+    if scope.is_empty() {
+        return Ok(Shares::new());
+    }
+    D::lock_scope(&mut *tx, scope).await?;
+    let org = D::typed(&format!("${}", D::SCOPE_PARAMS + 1), "UUID");
+    let sql = shares_sql::<D>(D::SCOPE_TABLE, &org);
+    let rows: Vec<ShareRow> = D::bind_scope(D::query(AssertSqlSafe(sql)), scope)
+        .bind(scope.org)
+        .fetch_all(&mut *tx)
+        .await?;
+    Ok(rows.into_iter().map(|ShareRow(c, s)| (c, s)).collect())
+}
+
+/// Moves the rollup by the shares of `scope` now minus `before`.
+pub(crate) async fn settle<D: Dialect>(
+    tx: &mut Tx<D>,
+    scope: &Scope,
+    before: Shares,
+) -> Result<(), StoreError> {
+    let after = shares(tx, scope).await?;
+    apply::<D>(tx, &changes(&before, &after)).await
+}
+
 /// Moves both rollup tables by `changes`: one sorted upsert per table and
 /// chunk, then the rows left without a close are deleted.
-pub(crate) async fn apply<DB>(
-    conn: &mut DB::Connection,
-    d: &Dialect,
+pub(crate) async fn apply<D: Dialect>(
+    conn: &mut Conn<D>,
     changes: &Changes,
-) -> Result<(), StoreError>
-where
-    DB: Database,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> Uuid: Encode<'q, DB> + Type<DB>,
-    for<'q> NaiveDate: Encode<'q, DB> + Type<DB>,
-    for<'q> String: Encode<'q, DB> + Type<DB>,
-    for<'q> i64: Encode<'q, DB> + Type<DB>,
-    for<'q> <DB as Database>::Arguments: Default + IntoArguments<DB>,
-{
+) -> Result<(), StoreError> {
     for (table, key) in TABLES {
         let rows: Vec<_> = changes.of(table).iter().collect();
         for chunk in rows.chunks(UPSERT_CHUNK) {
-            upsert::<DB>(table, key, chunk.iter().copied())
+            upsert::<D>(table, key, chunk.iter().copied())
                 .build()
                 .execute(&mut *conn)
                 .await?;
         }
-        let delete = delete_empty_sql(d, table, key);
+        let delete = delete_empty_sql(table, key);
         for ((org, day, platform, k), _) in rows.iter().filter(|(_, s)| s.closes < 0) {
-            sqlx::query::<DB>(AssertSqlSafe(delete.as_str()))
+            D::query(AssertSqlSafe(delete.as_str()))
                 .bind(*org)
                 .bind(*day)
-                .bind(platform.clone())
-                .bind(k.clone())
+                .bind(platform.as_str())
+                .bind(k.as_str())
                 .execute(&mut *conn)
                 .await?;
         }
@@ -408,34 +410,23 @@ where
     Ok(())
 }
 
-/// Recomputes the links of every close and both rollup tables; `null_org`
-/// and `null_day` spell typed NULLs in the backend's dialect.
-pub(crate) async fn rebuild<DB>(
-    conn: &mut DB::Connection,
-    d: &Dialect,
-    null_org: &str,
-    null_day: &str,
-) -> Result<(), StoreError>
-where
-    DB: Database,
-    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
-    for<'q> <DB as Database>::Arguments: Default + IntoArguments<DB>,
-{
-    sqlx::query::<DB>(AssertSqlSafe(relink_all_sql()))
+/// Recomputes the links of every close and both rollup tables.
+pub(crate) async fn rebuild<D: Dialect>(conn: &mut Conn<D>) -> Result<(), StoreError> {
+    D::query(AssertSqlSafe(relink_all_sql()))
         .execute(&mut *conn)
         .await?;
-    let all = shares_sql(
-        d,
+    let all = shares_sql::<D>(
         &format!(
-            "(SELECT DISTINCT platform_video_id AS pv, {null_day} AS from_day FROM tracked_videos) s"
+            "(SELECT DISTINCT platform_video_id AS pv, {} AS from_day FROM tracked_videos) s",
+            D::typed("NULL", "DATE")
         ),
-        null_org,
+        &D::typed("NULL", "UUID"),
     );
     for (table, key) in TABLES {
-        sqlx::query::<DB>(AssertSqlSafe(format!("DELETE FROM {table}")))
+        D::query(AssertSqlSafe(format!("DELETE FROM {table}")))
             .execute(&mut *conn)
             .await?;
-        sqlx::query::<DB>(AssertSqlSafe(rebuild_sql(table, key, &all)))
+        D::query(AssertSqlSafe(rebuild_sql(table, key, &all)))
             .execute(&mut *conn)
             .await?;
     }

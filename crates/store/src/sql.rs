@@ -21,6 +21,7 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{Database, Encode, FromRow, Pool, Postgres, SqlSafeStr, SqlStr, Sqlite, Type};
 
 use crate::StoreError;
+use crate::rollup::Scope;
 
 /// A value both backends can bind.
 pub(crate) trait Bind<'t>:
@@ -46,17 +47,14 @@ impl<T> Record for T where
 
 /// A connection of backend `D` (a transaction or a pooled connection
 /// dereferences to one).
-pub(crate) type Conn<D> = <<D as Dialect>::Db as Database>::Connection;
+pub(crate) type Conn<D> = <D as Database>::Connection;
 
 /// A transaction of backend `D`.
-pub(crate) type Tx<D> = sqlx::Transaction<'static, <D as Dialect>::Db>;
+pub(crate) type Tx<D> = sqlx::Transaction<'static, D>;
 
 /// What differs between the two backends. Implemented by [`sqlx::Sqlite`] and
 /// [`sqlx::Postgres`] themselves.
-pub(crate) trait Dialect: Send + Sync + Sized + 'static {
-    /// The sqlx database.
-    type Db: Database;
-
+pub(crate) trait Dialect: Database {
     /// Which backend this is.
     const BACKEND: crate::Backend;
 
@@ -78,8 +76,35 @@ pub(crate) trait Dialect: Send + Sync + Sized + 'static {
     /// rows another worker holds; SQLite has one writer and no row locks.
     const CLAIM_LOCK: &'static str;
 
+    /// What follows a `SELECT` of rows the transaction goes on to write
+    /// (PostgreSQL's row lock; SQLite's one writer needs none).
+    const ROW_LOCK: &'static str;
+
+    /// What follows a `SELECT` of the organization row that must keep a
+    /// check true until commit (a quota): PostgreSQL's `FOR NO KEY UPDATE`,
+    /// which, unlike `FOR UPDATE`, does not wait on inserts that reference
+    /// the organization.
+    const ORG_LOCK: &'static str;
+
+    /// The table `s (pv, from_day)` of a [`Scope`]'s rows, read from the
+    /// first [`Dialect::SCOPE_PARAMS`] parameters ([`Dialect::bind_scope`]).
+    const SCOPE_TABLE: &'static str;
+
+    /// How many parameters [`Dialect::SCOPE_TABLE`] takes.
+    const SCOPE_PARAMS: usize;
+
     /// The UTC day of a timestamp column.
     fn day_of(column: &str) -> String;
+
+    /// Binds `scope` to the parameters of [`Dialect::SCOPE_TABLE`].
+    fn bind_scope(query: Query<Self>, scope: &Scope) -> Query<Self>;
+
+    /// Locks the catalog rows of `scope` in id order, where the backend has
+    /// row locks: writers of one video then queue for each other.
+    fn lock_scope(
+        conn: &mut Conn<Self>,
+        scope: &Scope,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
     /// Parameter `param` cast to the SQL type `ty` where PostgreSQL cannot
     /// infer it (a parameter used only in `IS NULL` tests, or in a `CASE`).
@@ -87,7 +112,7 @@ pub(crate) trait Dialect: Send + Sync + Sized + 'static {
 
     /// Adds `value` to `args`.
     fn add<'t, T: Bind<'t>>(
-        args: &mut <Self::Db as Database>::Arguments,
+        args: &mut <Self as Database>::Arguments,
         value: T,
     ) -> Result<(), sqlx::error::BoxDynError>;
 
@@ -122,7 +147,7 @@ pub(crate) trait Dialect: Send + Sync + Sized + 'static {
 /// A SQL text and its bound values, for backend `D`.
 pub(crate) struct Query<D: Dialect> {
     sql: SqlStr,
-    args: <D::Db as Database>::Arguments,
+    args: <D as Database>::Arguments,
     /// The first value that failed to encode: reported when the query runs.
     error: Option<sqlx::error::BoxDynError>,
 }
@@ -138,8 +163,22 @@ impl<D: Dialect> Query<D> {
         self
     }
 
+    /// Binds the next parameter with the backend's own encoder (a value only
+    /// one backend can encode, such as PostgreSQL's arrays).
+    pub(crate) fn bind_native(
+        mut self,
+        add: impl FnOnce(&mut <D as Database>::Arguments) -> Result<(), sqlx::error::BoxDynError>,
+    ) -> Self {
+        if self.error.is_none() {
+            if let Err(e) = add(&mut self.args) {
+                self.error = Some(e);
+            }
+        }
+        self
+    }
+
     /// The text and the arguments, or the error of a value that did not encode.
-    fn into_parts(self) -> Result<(SqlStr, <D::Db as Database>::Arguments), StoreError> {
+    pub(crate) fn into_parts(self) -> Result<(SqlStr, <D as Database>::Arguments), StoreError> {
         match self.error {
             Some(e) => Err(StoreError::Other(sqlx::Error::Encode(e))),
             None => Ok((self.sql, self.args)),
@@ -207,16 +246,141 @@ impl<D: Dialect> Query<D> {
     }
 }
 
+/// A SQL text built piece by piece, for statements whose length depends on
+/// the data (multi-row inserts, `IN` lists): each [`Builder::push_bind`]
+/// writes the next `$n` and binds its value.
+pub(crate) struct Builder<D: Dialect> {
+    sql: String,
+    args: <D as Database>::Arguments,
+    binds: usize,
+    error: Option<sqlx::error::BoxDynError>,
+}
+
+impl<D: Dialect> Builder<D> {
+    /// A statement starting with `sql`.
+    pub(crate) fn new(sql: &str) -> Self {
+        Self {
+            sql: sql.to_owned(),
+            args: Default::default(),
+            binds: 0,
+            error: None,
+        }
+    }
+
+    /// Appends SQL text.
+    pub(crate) fn push(&mut self, sql: &str) -> &mut Self {
+        self.sql.push_str(sql);
+        self
+    }
+
+    /// Appends the next parameter and binds `value` to it.
+    pub(crate) fn push_bind<'t, T: Bind<'t>>(&mut self, value: T) -> &mut Self {
+        self.binds += 1;
+        self.sql.push('$');
+        self.sql.push_str(&self.binds.to_string());
+        if self.error.is_none() {
+            if let Err(e) = D::add(&mut self.args, value) {
+                self.error = Some(e);
+            }
+        }
+        self
+    }
+
+    /// Appends `v1, v2, …` as parameters (the inside of an `IN (…)`).
+    pub(crate) fn push_list<'t, T: Bind<'t>>(
+        &mut self,
+        values: impl IntoIterator<Item = T>,
+    ) -> &mut Self {
+        for (i, v) in values.into_iter().enumerate() {
+            if i > 0 {
+                self.sql.push_str(", ");
+            }
+            self.push_bind(v);
+        }
+        self
+    }
+
+    /// Appends `VALUES (…), (…)`: one tuple per item, whose values `row` binds.
+    pub(crate) fn push_values<I: IntoIterator>(
+        &mut self,
+        items: I,
+        mut row: impl FnMut(&mut Tuple<'_, D>, I::Item),
+    ) -> &mut Self {
+        self.sql.push_str("VALUES ");
+        for (i, item) in items.into_iter().enumerate() {
+            if i > 0 {
+                self.sql.push_str(", ");
+            }
+            self.sql.push('(');
+            row(
+                &mut Tuple {
+                    builder: self,
+                    first: true,
+                },
+                item,
+            );
+            self.sql.push(')');
+        }
+        self
+    }
+
+    /// The finished query.
+    pub(crate) fn build(self) -> Query<D> {
+        Query {
+            sql: sqlx::AssertSqlSafe(self.sql).into_sql_str(),
+            args: self.args,
+            error: self.error,
+        }
+    }
+}
+
+/// One tuple of [`Builder::push_values`].
+pub(crate) struct Tuple<'b, D: Dialect> {
+    builder: &'b mut Builder<D>,
+    first: bool,
+}
+
+impl<D: Dialect> Tuple<'_, D> {
+    /// Appends the tuple's next value.
+    pub(crate) fn bind<'t, T: Bind<'t>>(&mut self, value: T) -> &mut Self {
+        if !self.first {
+            self.builder.sql.push_str(", ");
+        }
+        self.first = false;
+        self.builder.push_bind(value);
+        self
+    }
+}
+
+/// Locks organization `org`'s row until commit where the backend has row
+/// locks ([`Dialect::ORG_LOCK`]), so a check made under it (a quota, a cap)
+/// holds when the transaction commits. SQLite's one writer needs nothing.
+pub(crate) async fn lock_org<D: Dialect>(
+    conn: &mut Conn<D>,
+    org: uuid::Uuid,
+) -> Result<(), StoreError> {
+    if !D::ORG_LOCK.is_empty() {
+        D::query(sqlx::AssertSqlSafe(format!(
+            "SELECT id FROM organizations WHERE id = $1 {}",
+            D::ORG_LOCK
+        )))
+        .bind(org)
+        .execute(conn)
+        .await?;
+    }
+    Ok(())
+}
+
 /// A store on backend `D`: every role is implemented once for it.
 #[derive(Debug)]
 pub(crate) struct SqlStore<D: Dialect> {
     /// Connections for reads (and PostgreSQL's writes).
-    pub(crate) pool: Pool<D::Db>,
+    pub(crate) pool: Pool<D>,
     /// The connections write transactions take: on SQLite one connection
     /// that writers queue for, first come first served (a loser of the race
     /// for SQLite's own lock would sleep in its busy handler, up to 100 ms a
     /// turn, however soon the lock frees); on PostgreSQL the pool itself.
-    pub(crate) writer: Pool<D::Db>,
+    pub(crate) writer: Pool<D>,
 }
 
 impl<D: Dialect> SqlStore<D> {
@@ -226,105 +390,7 @@ impl<D: Dialect> SqlStore<D> {
     }
 
     /// A connection for reads.
-    pub(crate) async fn read(&self) -> Result<sqlx::pool::PoolConnection<D::Db>, StoreError> {
+    pub(crate) async fn read(&self) -> Result<sqlx::pool::PoolConnection<D>, StoreError> {
         Ok(self.pool.acquire().await?)
-    }
-}
-
-impl Dialect for Sqlite {
-    type Db = Sqlite;
-    const BACKEND: crate::Backend = crate::Backend::Sqlite;
-    const BEGIN_WRITE: &'static str = "BEGIN IMMEDIATE";
-    const GREATEST: &'static str = "max";
-    const LEAST: &'static str = "min";
-    const SUM_CAST: &'static str = "";
-    const CLAIM_LOCK: &'static str = "";
-
-    fn day_of(column: &str) -> String {
-        format!("substr({column}, 1, 10)")
-    }
-
-    fn typed(param: &str, _: &str) -> String {
-        param.to_owned()
-    }
-
-    fn add<'t, T: Bind<'t>>(
-        args: &mut sqlx::sqlite::SqliteArguments,
-        value: T,
-    ) -> Result<(), sqlx::error::BoxDynError> {
-        sqlx::Arguments::add(args, value)
-    }
-
-    async fn execute(query: Query<Self>, conn: &mut Conn<Self>) -> Result<u64, StoreError> {
-        let (sql, args) = query.into_parts()?;
-        Ok(sqlx::query_with(sql, args)
-            .execute(conn)
-            .await?
-            .rows_affected())
-    }
-
-    async fn fetch_all<R: Record>(
-        query: Query<Self>,
-        conn: &mut Conn<Self>,
-    ) -> Result<Vec<R>, StoreError> {
-        let (sql, args) = query.into_parts()?;
-        Ok(sqlx::query_as_with(sql, args).fetch_all(conn).await?)
-    }
-
-    async fn fetch_optional<R: Record>(
-        query: Query<Self>,
-        conn: &mut Conn<Self>,
-    ) -> Result<Option<R>, StoreError> {
-        let (sql, args) = query.into_parts()?;
-        Ok(sqlx::query_as_with(sql, args).fetch_optional(conn).await?)
-    }
-}
-
-impl Dialect for Postgres {
-    type Db = Postgres;
-    const BACKEND: crate::Backend = crate::Backend::Postgres;
-    const BEGIN_WRITE: &'static str = "BEGIN";
-    const GREATEST: &'static str = "GREATEST";
-    const LEAST: &'static str = "LEAST";
-    const SUM_CAST: &'static str = "::BIGINT";
-    const CLAIM_LOCK: &'static str = "FOR UPDATE SKIP LOCKED";
-
-    fn day_of(column: &str) -> String {
-        format!("(({column}) AT TIME ZONE 'UTC')::DATE")
-    }
-
-    fn typed(param: &str, ty: &str) -> String {
-        format!("{param}::{ty}")
-    }
-
-    fn add<'t, T: Bind<'t>>(
-        args: &mut sqlx::postgres::PgArguments,
-        value: T,
-    ) -> Result<(), sqlx::error::BoxDynError> {
-        sqlx::Arguments::add(args, value)
-    }
-
-    async fn execute(query: Query<Self>, conn: &mut Conn<Self>) -> Result<u64, StoreError> {
-        let (sql, args) = query.into_parts()?;
-        Ok(sqlx::query_with(sql, args)
-            .execute(conn)
-            .await?
-            .rows_affected())
-    }
-
-    async fn fetch_all<R: Record>(
-        query: Query<Self>,
-        conn: &mut Conn<Self>,
-    ) -> Result<Vec<R>, StoreError> {
-        let (sql, args) = query.into_parts()?;
-        Ok(sqlx::query_as_with(sql, args).fetch_all(conn).await?)
-    }
-
-    async fn fetch_optional<R: Record>(
-        query: Query<Self>,
-        conn: &mut Conn<Self>,
-    ) -> Result<Option<R>, StoreError> {
-        let (sql, args) = query.into_parts()?;
-        Ok(sqlx::query_as_with(sql, args).fetch_optional(conn).await?)
     }
 }

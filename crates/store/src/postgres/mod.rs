@@ -12,17 +12,13 @@ use async_trait::async_trait;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{PgPool, Postgres};
 
-use crate::sql::SqlStore;
+use crate::rollup::Scope;
+use crate::sql::{Bind, Conn, Dialect, Query, Record, SqlStore};
 use crate::{Backend, Store, StoreConfig, StoreError};
 
 mod analytics;
 mod creators;
-mod credits;
 mod housekeeping;
-mod import;
-mod refresh;
-mod rollup;
-mod usage;
 mod users;
 mod videos;
 
@@ -73,7 +69,7 @@ impl Store for PgStore {
         .fetch_optional(&mut *tx)
         .await?;
         if pending.is_some() {
-            rollup::rebuild(&mut tx).await?;
+            crate::rollup::rebuild::<Postgres>(&mut tx).await?;
         }
         tx.commit().await?;
         Ok(applied)
@@ -81,7 +77,7 @@ impl Store for PgStore {
 
     async fn rebuild_analytics(&self) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
-        rollup::rebuild(&mut tx).await?;
+        crate::rollup::rebuild::<Postgres>(&mut tx).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -102,4 +98,70 @@ async fn applied_migrations(pool: &PgPool) -> usize {
         .await
         .map(|n| n.max(0) as usize)
         .unwrap_or(0)
+}
+
+impl Dialect for Postgres {
+    const BACKEND: crate::Backend = crate::Backend::Postgres;
+    const BEGIN_WRITE: &'static str = "BEGIN";
+    const GREATEST: &'static str = "GREATEST";
+    const LEAST: &'static str = "LEAST";
+    const SUM_CAST: &'static str = "::BIGINT";
+    const CLAIM_LOCK: &'static str = "FOR UPDATE SKIP LOCKED";
+    const ROW_LOCK: &'static str = "FOR UPDATE";
+    const ORG_LOCK: &'static str = "FOR NO KEY UPDATE";
+    const SCOPE_TABLE: &'static str = "unnest($1::BIGINT[], $2::DATE[]) AS s(pv, from_day)";
+    const SCOPE_PARAMS: usize = 2;
+
+    fn day_of(column: &str) -> String {
+        format!("(({column}) AT TIME ZONE 'UTC')::DATE")
+    }
+
+    fn typed(param: &str, ty: &str) -> String {
+        format!("{param}::{ty}")
+    }
+
+    fn bind_scope(query: Query<Self>, scope: &Scope) -> Query<Self> {
+        query
+            .bind_native(|a| sqlx::Arguments::add(a, scope.ids()))
+            .bind_native(|a| sqlx::Arguments::add(a, scope.days()))
+    }
+
+    async fn lock_scope(conn: &mut Conn<Self>, scope: &Scope) -> Result<(), StoreError> {
+        sqlx::query("SELECT id FROM platform_videos WHERE id = ANY($1) ORDER BY id FOR UPDATE")
+            .bind(scope.ids())
+            .execute(conn)
+            .await?;
+        Ok(())
+    }
+
+    fn add<'t, T: Bind<'t>>(
+        args: &mut sqlx::postgres::PgArguments,
+        value: T,
+    ) -> Result<(), sqlx::error::BoxDynError> {
+        sqlx::Arguments::add(args, value)
+    }
+
+    async fn execute(query: Query<Self>, conn: &mut Conn<Self>) -> Result<u64, StoreError> {
+        let (sql, args) = query.into_parts()?;
+        Ok(sqlx::query_with(sql, args)
+            .execute(conn)
+            .await?
+            .rows_affected())
+    }
+
+    async fn fetch_all<R: Record>(
+        query: Query<Self>,
+        conn: &mut Conn<Self>,
+    ) -> Result<Vec<R>, StoreError> {
+        let (sql, args) = query.into_parts()?;
+        Ok(sqlx::query_as_with(sql, args).fetch_all(conn).await?)
+    }
+
+    async fn fetch_optional<R: Record>(
+        query: Query<Self>,
+        conn: &mut Conn<Self>,
+    ) -> Result<Option<R>, StoreError> {
+        let (sql, args) = query.into_parts()?;
+        Ok(sqlx::query_as_with(sql, args).fetch_optional(conn).await?)
+    }
 }

@@ -10,11 +10,10 @@ use vidpulse_domain::schedule::FAILING_AFTER_FAILURES;
 use vidpulse_domain::{OrgId, Plan, VideoId};
 
 use super::PgStore;
-use super::refresh::relink;
-use super::rollup;
 use crate::StoreError;
-use crate::analytics::POSTGRES;
 use crate::closes;
+use crate::refresh::relink;
+use crate::rollup;
 use crate::rollup::{Scope, Shares};
 use crate::rows::{VideoArrayRow, list_order, state_name, visible_readings};
 use crate::videos::{
@@ -501,7 +500,6 @@ pub(super) async fn track_in(
     // at this very instant, which this tracking sees: it joins its closes.
     let revealed = closes::reveal_platform_readings::<Postgres>(
         tx,
-        &POSTGRES,
         batch.organization_id.0,
         &new_catalog_ids,
         batch.now,

@@ -9,17 +9,13 @@ use async_trait::async_trait;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, SqlitePool};
 
-use crate::sql::SqlStore;
+use crate::rollup::Scope;
+use crate::sql::{Bind, Conn, Dialect, Query, Record, SqlStore};
 use crate::{Backend, Store, StoreConfig, StoreError};
 
 mod analytics;
 mod creators;
-mod credits;
 mod housekeeping;
-mod import;
-mod refresh;
-mod rollup;
-mod usage;
 mod users;
 mod videos;
 
@@ -93,7 +89,7 @@ impl Store for SqliteStore {
         .fetch_optional(&mut *tx)
         .await?;
         if pending.is_some() {
-            rollup::rebuild(&mut tx).await?;
+            crate::rollup::rebuild::<Sqlite>(&mut tx).await?;
         }
         tx.commit().await?;
         Ok(applied)
@@ -101,7 +97,7 @@ impl Store for SqliteStore {
 
     async fn rebuild_analytics(&self) -> Result<(), StoreError> {
         let mut tx = self.write_tx().await?;
-        rollup::rebuild(&mut tx).await?;
+        crate::rollup::rebuild::<Sqlite>(&mut tx).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -123,4 +119,67 @@ async fn applied_migrations(pool: &SqlitePool) -> usize {
         .await
         .map(|n| n.max(0) as usize)
         .unwrap_or(0)
+}
+
+impl Dialect for Sqlite {
+    const BACKEND: crate::Backend = crate::Backend::Sqlite;
+    const BEGIN_WRITE: &'static str = "BEGIN IMMEDIATE";
+    const GREATEST: &'static str = "max";
+    const LEAST: &'static str = "min";
+    const SUM_CAST: &'static str = "";
+    const CLAIM_LOCK: &'static str = "";
+    const ROW_LOCK: &'static str = "";
+    const ORG_LOCK: &'static str = "";
+    const SCOPE_TABLE: &'static str =
+        "(SELECT json_extract(value, '$[0]') AS pv, json_extract(value, '$[1]') AS from_day
+          FROM json_each($1)) s";
+    const SCOPE_PARAMS: usize = 1;
+
+    fn day_of(column: &str) -> String {
+        format!("substr({column}, 1, 10)")
+    }
+
+    fn typed(param: &str, _: &str) -> String {
+        param.to_owned()
+    }
+
+    fn bind_scope(query: Query<Self>, scope: &Scope) -> Query<Self> {
+        query.bind(scope.json())
+    }
+
+    /// One writer at a time: nothing to lock.
+    async fn lock_scope(_: &mut Conn<Self>, _: &Scope) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn add<'t, T: Bind<'t>>(
+        args: &mut sqlx::sqlite::SqliteArguments,
+        value: T,
+    ) -> Result<(), sqlx::error::BoxDynError> {
+        sqlx::Arguments::add(args, value)
+    }
+
+    async fn execute(query: Query<Self>, conn: &mut Conn<Self>) -> Result<u64, StoreError> {
+        let (sql, args) = query.into_parts()?;
+        Ok(sqlx::query_with(sql, args)
+            .execute(conn)
+            .await?
+            .rows_affected())
+    }
+
+    async fn fetch_all<R: Record>(
+        query: Query<Self>,
+        conn: &mut Conn<Self>,
+    ) -> Result<Vec<R>, StoreError> {
+        let (sql, args) = query.into_parts()?;
+        Ok(sqlx::query_as_with(sql, args).fetch_all(conn).await?)
+    }
+
+    async fn fetch_optional<R: Record>(
+        query: Query<Self>,
+        conn: &mut Conn<Self>,
+    ) -> Result<Option<R>, StoreError> {
+        let (sql, args) = query.into_parts()?;
+        Ok(sqlx::query_as_with(sql, args).fetch_optional(conn).await?)
+    }
 }

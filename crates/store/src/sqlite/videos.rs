@@ -10,11 +10,10 @@ use vidpulse_domain::schedule::FAILING_AFTER_FAILURES;
 use vidpulse_domain::{OrgId, Plan, VideoId};
 
 use super::SqliteStore;
-use super::refresh::relink;
-use super::rollup;
 use crate::StoreError;
-use crate::analytics::SQLITE;
 use crate::closes;
+use crate::refresh::relink;
+use crate::rollup;
 use crate::rollup::{Scope, Shares};
 use crate::rows::{VideoJsonRow, list_order, state_name, visible_readings};
 use crate::videos::{
@@ -490,7 +489,6 @@ pub(super) async fn track_in(
     // at this very instant, which this tracking sees: it joins its closes.
     let revealed = closes::reveal_platform_readings::<Sqlite>(
         tx,
-        &SQLITE,
         batch.organization_id.0,
         &new_catalog_ids,
         batch.now,
