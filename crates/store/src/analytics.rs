@@ -11,6 +11,7 @@ use vidpulse_domain::analytics::{AnalyticsQuery, GroupBy, Metrics};
 
 use crate::StoreError;
 use crate::rows::parse_platform;
+use crate::sql::{Dialect, Query, SqlStore};
 
 /// One aggregated row: the grouping columns the query asked for (the others
 /// are `None`, and extra ones may be set), the day for increments, and the
@@ -128,40 +129,6 @@ impl TryFrom<AggRow> for AnalyticsRow {
     }
 }
 
-/// How a backend spells what differs.
-pub(crate) struct Dialect {
-    /// Positional parameter `n` (1-based).
-    pub param: fn(usize) -> String,
-    /// The UTC day of a timestamp column.
-    pub day_of: fn(&str) -> String,
-    /// `max(a, b)` of two scalars.
-    pub greatest: &'static str,
-    /// `min(a, b)` of two scalars.
-    pub least: &'static str,
-    /// Casts a sum to a 64-bit integer.
-    pub sum_cast: &'static str,
-    /// Casts a parameter used only in `IS NULL` tests, by type name.
-    pub typed: fn(String, &str) -> String,
-}
-
-pub(crate) const SQLITE: Dialect = Dialect {
-    param: |n| format!("?{n}"),
-    day_of: |col| format!("substr({col}, 1, 10)"),
-    greatest: "max",
-    least: "min",
-    sum_cast: "",
-    typed: |p, _| p,
-};
-
-pub(crate) const POSTGRES: Dialect = Dialect {
-    param: |n| format!("${n}"),
-    day_of: |col| format!("(({col}) AT TIME ZONE 'UTC')::DATE"),
-    greatest: "GREATEST",
-    least: "LEAST",
-    sum_cast: "::BIGINT",
-    typed: |p, t| format!("{p}::{t}"),
-};
-
 /// The bind values of an analytics query, in parameter order.
 pub(crate) struct Binds {
     pub org: uuid::Uuid,
@@ -203,22 +170,22 @@ impl Binds {
     }
 }
 
-/// Binds [`Binds`] to a query built by [`totals_sql`] or [`increments_sql`].
-macro_rules! bind_analytics {
-    ($query:expr, $b:expr) => {
-        $query
-            .bind($b.org)
-            .bind($b.from)
-            .bind($b.to)
-            .bind($b.published_from)
-            .bind($b.published_before)
-            .bind($b.tracked_from)
-            .bind($b.tracked_before)
-            .bind($b.campaign.clone())
-            .bind($b.platform)
-    };
+impl Binds {
+    /// Binds these values to a query of [`query_sql`]: one built by
+    /// [`rollup_sql`] (`rollup`) or by [`totals_sql`] / [`increments_sql`].
+    pub(crate) fn bind<D: Dialect>(&self, q: Query<D>, rollup: bool) -> Query<D> {
+        let q = q.bind(self.org).bind(self.from).bind(self.to);
+        let q = if rollup {
+            q
+        } else {
+            q.bind(self.published_from)
+                .bind(self.published_before)
+                .bind(self.tracked_from)
+                .bind(self.tracked_before)
+        };
+        q.bind(self.campaign.as_deref()).bind(self.platform)
+    }
 }
-pub(crate) use bind_analytics;
 
 const NULL_PLATFORM_AUTHOR_CAMPAIGN: &str =
     "CAST(NULL AS TEXT) AS platform, CAST(NULL AS TEXT) AS author, CAST(NULL AS TEXT) AS campaign";
@@ -248,9 +215,9 @@ fn grouping(group_by: GroupBy) -> (&'static str, &'static str) {
 }
 
 /// The organization's videos that pass the filters, with their visible days.
-fn videos_cte(d: &Dialect) -> String {
-    let p = d.param;
-    let t = |n: usize, ty: &str| (d.typed)(p(n), ty);
+fn videos_cte<D: Dialect>() -> String {
+    let p = |n: usize| format!("${n}");
+    let t = |n: usize, ty: &str| D::typed(&p(n), ty);
     format!(
         "v AS (
            SELECT pv.id AS pvid, pv.platform, pv.author_username, tv.campaign,
@@ -266,9 +233,9 @@ fn videos_cte(d: &Dialect) -> String {
              AND ({c} IS NULL OR tv.campaign = {p8})
              AND ({pl} IS NULL OR pv.platform = {p9})
          )",
-        start = (d.day_of)("tv.tracking_started_at"),
-        end = (d.day_of)("tv.tracking_ends_at"),
-        least = d.least,
+        start = D::day_of("tv.tracking_started_at"),
+        end = D::day_of("tv.tracking_ends_at"),
+        least = D::LEAST,
         to = p(3),
         org = p(1),
         pf = t(4, "TIMESTAMPTZ"),
@@ -286,27 +253,27 @@ fn videos_cte(d: &Dialect) -> String {
     )
 }
 
-fn sums(d: &Dialect, expr: impl Fn(&str) -> String) -> String {
+fn sums<D: Dialect>(expr: impl Fn(&str) -> String) -> String {
     ["views", "likes", "comments", "reposts", "saves"]
-        .map(|m| format!("coalesce(sum({}), 0){} AS {m}", expr(m), d.sum_cast))
+        .map(|m| format!("coalesce(sum({}), 0){} AS {m}", expr(m), D::SUM_CAST))
         .join(", ")
 }
 
 /// Per video, the increments of one day: `max(0, last − (first visible day
 /// ? first : previous close))`, with the video's fields; sorted by the
 /// metric `sort_by` (a fixed name, not user text), then video id.
-pub(crate) fn day_increments_sql(d: &Dialect, sort_by: &str) -> String {
-    let p = d.param;
-    let t = |n: usize, ty: &str| (d.typed)(p(n), ty);
-    let start = (d.day_of)("tv.tracking_started_at");
-    let end = (d.day_of)("tv.tracking_ends_at");
+pub(crate) fn day_increments_sql<D: Dialect>(sort_by: &str) -> String {
+    let p = |n: usize| format!("${n}");
+    let t = |n: usize, ty: &str| D::typed(&p(n), ty);
+    let start = D::day_of("tv.tracking_started_at");
+    let end = D::day_of("tv.tracking_ends_at");
     let first = format!("(dc.prev_day IS NULL OR dc.prev_day < {start})");
     let metrics = ["views", "likes", "comments", "reposts", "saves"]
         .map(|m| {
             format!(
                 "{g}(0, coalesce(dc.last_{m}, 0) - CASE WHEN {first} THEN coalesce(dc.first_{m}, 0)
                                                    ELSE coalesce(dc.prev_{m}, 0) END) AS {m}",
-                g = d.greatest
+                g = D::GREATEST
             )
         })
         .join(", ");
@@ -371,40 +338,6 @@ impl TryFrom<DayIncrementRow> for DayIncrement {
     }
 }
 
-/// [`AnalyticsStore::day_increments`] on any backend.
-pub(crate) async fn day_increments<'e, DB, E>(
-    executor: E,
-    d: &Dialect,
-    org: OrgId,
-    query: &DayIncrementQuery,
-) -> Result<Vec<DayIncrement>, StoreError>
-where
-    DB: sqlx::Database,
-    E: sqlx::Executor<'e, Database = DB>,
-    for<'q> uuid::Uuid: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    for<'q> NaiveDate: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    for<'q> i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    for<'q> Option<String>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    for<'q> Option<&'static str>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
-    for<'q> <DB as sqlx::Database>::Arguments: sqlx::IntoArguments<DB>,
-    for<'r> DayIncrementRow: sqlx::FromRow<'r, DB::Row>,
-{
-    let sort_by = SORT_METRICS
-        .into_iter()
-        .find(|m| *m == query.sort_by)
-        .unwrap_or("views");
-    let rows: Vec<DayIncrementRow> =
-        sqlx::query_as::<DB, _>(sqlx::AssertSqlSafe(day_increments_sql(d, sort_by)))
-            .bind(org.0)
-            .bind(query.day)
-            .bind(query.limit)
-            .bind(query.campaign.clone())
-            .bind(query.platform.map(|p| p.id()))
-            .fetch_all(executor)
-            .await?;
-    rows.into_iter().map(DayIncrement::try_from).collect()
-}
-
 /// The metric names `for_date` may sort by.
 pub const SORT_METRICS: [&str; 5] = ["views", "likes", "comments", "reposts", "saves"];
 
@@ -412,15 +345,15 @@ pub const SORT_METRICS: [&str; 5] = ["views", "likes", "comments", "reposts", "s
 /// baseline (the close of the last day before `from`, else the first
 /// observation on `from`, else 0); a video without a close in the window
 /// adds nothing, not even an empty group.
-pub(crate) fn totals_sql(d: &Dialect, group_by: GroupBy) -> String {
-    let p = d.param;
+pub(crate) fn totals_sql<D: Dialect>(group_by: GroupBy) -> String {
+    let p = |n: usize| format!("${n}");
     let (select, group) = grouping(group_by);
     let group_clause = if group.is_empty() {
         "HAVING count(*) > 0".to_owned()
     } else {
         format!("GROUP BY {group}")
     };
-    let metrics = sums(d, |m| {
+    let metrics = sums::<D>(|m| {
         format!(
             "coalesce(ce.last_{m}, 0) - CASE WHEN v.before_d IS NOT NULL THEN coalesce(cb.last_{m}, 0)
                                              ELSE coalesce(cf.first_{m}, 0) END"
@@ -448,7 +381,7 @@ pub(crate) fn totals_sql(d: &Dialect, group_by: GroupBy) -> String {
                                   AND cf.day = {from} AND cf.day >= v.start_day
          WHERE v.end_d >= {from}
          {group_clause}",
-        videos = videos_cte(d),
+        videos = videos_cte::<D>(),
         from = p(2),
         org = p(1),
     )
@@ -470,10 +403,10 @@ pub(crate) fn rollup_table(q: &AnalyticsQuery) -> Option<&'static str> {
 
 /// Totals or increments from a rollup table (see [`crate::rollup`]): totals
 /// are `Σ step + Σ (day = from ? open : entry)` over the window, increments
-/// `Σ gain` per day. Binds with [`bind_rollup`].
-pub(crate) fn rollup_sql(d: &Dialect, table: &str, group_by: GroupBy, increments: bool) -> String {
-    let p = d.param;
-    let t = |n: usize, ty: &str| (d.typed)(p(n), ty);
+/// `Σ gain` per day. Binds with [`Binds::bind`].
+pub(crate) fn rollup_sql<D: Dialect>(table: &str, group_by: GroupBy, increments: bool) -> String {
+    let p = |n: usize| format!("${n}");
+    let t = |n: usize, ty: &str| D::typed(&p(n), ty);
     // Creator rows group by the author as stored: no per-row lower(); the
     // caller merges spellings by key.
     let (select, group) = match group_by {
@@ -519,7 +452,7 @@ pub(crate) fn rollup_sql(d: &Dialect, table: &str, group_by: GroupBy, increments
         };
         (
             "v.day",
-            sums(d, |m| format!("v.gain_{m}")),
+            sums::<D>(|m| format!("v.gain_{m}")),
             format!("GROUP BY {group}"),
             "ORDER BY v.day",
         )
@@ -532,7 +465,7 @@ pub(crate) fn rollup_sql(d: &Dialect, table: &str, group_by: GroupBy, increments
         };
         (
             "CAST(NULL AS DATE)",
-            sums(d, |m| {
+            sums::<D>(|m| {
                 format!(
                     "v.step_{m} + CASE WHEN v.day = {from} THEN v.open_{m} ELSE v.entry_{m} END",
                     from = p(2)
@@ -555,24 +488,11 @@ pub(crate) fn rollup_sql(d: &Dialect, table: &str, group_by: GroupBy, increments
     )
 }
 
-/// Binds [`Binds`] to a query built by [`rollup_sql`].
-macro_rules! bind_rollup {
-    ($query:expr, $b:expr) => {
-        $query
-            .bind($b.org)
-            .bind($b.from)
-            .bind($b.to)
-            .bind($b.campaign.clone())
-            .bind($b.platform)
-    };
-}
-pub(crate) use bind_rollup;
-
 /// Increments: per visible day with an observation, `max(0, close − previous)`
 /// where `previous` is the close of the video's latest earlier visible day,
 /// or on its first day that day's first observation.
-pub(crate) fn increments_sql(d: &Dialect, group_by: GroupBy) -> String {
-    let p = d.param;
+pub(crate) fn increments_sql<D: Dialect>(group_by: GroupBy) -> String {
+    let p = |n: usize| format!("${n}");
     let (select, group) = grouping(group_by);
     let group = if group.is_empty() {
         "v.day".to_owned()
@@ -582,11 +502,11 @@ pub(crate) fn increments_sql(d: &Dialect, group_by: GroupBy) -> String {
     let lags = ["views", "likes", "comments", "reposts", "saves"]
         .map(|m| format!("dc.last_{m}, dc.first_{m}, LAG(dc.last_{m}) OVER w AS prev_{m}"))
         .join(", ");
-    let metrics = sums(d, |m| {
+    let metrics = sums::<D>(|m| {
         format!(
             "{greatest}(0, coalesce(v.last_{m}, 0) - CASE WHEN v.rn = 1 THEN coalesce(v.first_{m}, 0)
                                                      ELSE coalesce(v.prev_{m}, 0) END)",
-            greatest = d.greatest
+            greatest = D::GREATEST
         )
     });
     format!(
@@ -604,19 +524,19 @@ pub(crate) fn increments_sql(d: &Dialect, group_by: GroupBy) -> String {
          WHERE v.day >= {from}
          GROUP BY {group}
          ORDER BY v.day",
-        videos = videos_cte(d),
+        videos = videos_cte::<D>(),
         from = p(2),
         org = p(1),
     )
 }
 
 /// The SQL that answers `q` on dialect `d`, and whether it reads the rollup
-/// (bind with [`bind_rollup`]) or every close (bind with [`bind_analytics`]).
-pub(crate) fn query_sql(d: &Dialect, q: &AnalyticsQuery, increments: bool) -> (String, bool) {
+///  or every close .
+pub(crate) fn query_sql<D: Dialect>(q: &AnalyticsQuery, increments: bool) -> (String, bool) {
     match rollup_table(q) {
-        Some(table) => (rollup_sql(d, table, q.group_by, increments), true),
-        None if increments => (increments_sql(d, q.group_by), false),
-        None => (totals_sql(d, q.group_by), false),
+        Some(table) => (rollup_sql::<D>(table, q.group_by, increments), true),
+        None if increments => (increments_sql::<D>(q.group_by), false),
+        None => (totals_sql::<D>(q.group_by), false),
     }
 }
 
@@ -633,30 +553,75 @@ pub async fn explain(
     let b = Binds::of(org, query);
     match crate::Backend::of_url(url)? {
         crate::Backend::Sqlite => {
-            let (sql, rollup) = query_sql(&SQLITE, query, increments);
+            let (sql, rollup) = query_sql::<sqlx::Sqlite>(query, increments);
             let mut conn = sqlx::SqliteConnection::connect(url).await?;
-            let q = sqlx::query_as(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {sql}")));
-            let q = if rollup {
-                bind_rollup!(q, b)
-            } else {
-                bind_analytics!(q, b)
-            };
-            let rows: Vec<(i64, i64, i64, String)> = q.fetch_all(&mut conn).await?;
+            let q = sqlx::Sqlite::query(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {sql}")));
+            let rows: Vec<(i64, i64, i64, String)> = b.bind(q, rollup).fetch_all(&mut conn).await?;
             Ok(rows.into_iter().map(|(_, _, _, detail)| detail).collect())
         }
         crate::Backend::Postgres => {
-            let (sql, rollup) = query_sql(&POSTGRES, query, increments);
+            let (sql, rollup) = query_sql::<sqlx::Postgres>(query, increments);
             let mut conn = sqlx::PgConnection::connect(url).await?;
-            let q = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            let q = sqlx::Postgres::query(sqlx::AssertSqlSafe(format!(
                 "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {sql}"
             )));
-            let q = if rollup {
-                bind_rollup!(q, b)
-            } else {
-                bind_analytics!(q, b)
-            };
-            let rows: Vec<(String,)> = q.fetch_all(&mut conn).await?;
+            let rows: Vec<(String,)> = b.bind(q, rollup).fetch_all(&mut conn).await?;
             Ok(rows.into_iter().map(|(line,)| line).collect())
         }
+    }
+}
+
+#[async_trait]
+impl<D: Dialect> AnalyticsStore for SqlStore<D> {
+    async fn day_increments(
+        &self,
+        org: OrgId,
+        query: &DayIncrementQuery,
+    ) -> Result<Vec<DayIncrement>, StoreError> {
+        let sort_by = SORT_METRICS
+            .into_iter()
+            .find(|m| *m == query.sort_by)
+            .unwrap_or("views");
+        let rows: Vec<DayIncrementRow> =
+            D::query(sqlx::AssertSqlSafe(day_increments_sql::<D>(sort_by)))
+                .bind(org.0)
+                .bind(query.day)
+                .bind(query.limit)
+                .bind(query.campaign.as_deref())
+                .bind(query.platform.map(|p| p.id()))
+                .fetch_all(&mut *self.read().await?)
+                .await?;
+        rows.into_iter().map(DayIncrement::try_from).collect()
+    }
+
+    async fn analytics_totals(
+        &self,
+        org: OrgId,
+        query: &AnalyticsQuery,
+    ) -> Result<Vec<AnalyticsRow>, StoreError> {
+        self.analytics(org, query, false).await
+    }
+
+    async fn analytics_increments(
+        &self,
+        org: OrgId,
+        query: &AnalyticsQuery,
+    ) -> Result<Vec<AnalyticsRow>, StoreError> {
+        self.analytics(org, query, true).await
+    }
+}
+
+impl<D: Dialect> SqlStore<D> {
+    /// Totals or increments: one statement ([`query_sql`]), run by the
+    /// backend ([`Dialect::fetch_analytics`]).
+    async fn analytics(
+        &self,
+        org: OrgId,
+        query: &AnalyticsQuery,
+        increments: bool,
+    ) -> Result<Vec<AnalyticsRow>, StoreError> {
+        let binds = Binds::of(org, query);
+        let (sql, rollup) = query_sql::<D>(query, increments);
+        D::fetch_analytics(&sql, |q| binds.bind(q, rollup), &mut *self.read().await?).await
     }
 }

@@ -224,116 +224,6 @@ pub(crate) const DROP_EMPTY_PROFILES: &str = "DELETE FROM creator_profiles
      WHERE organization_id = $1 AND NOT EXISTS (
        SELECT 1 FROM tracked_accounts ta WHERE ta.creator_profile_id = creator_profiles.id)";
 
-/// Generates, in a backend's creators module (beside its `upsert_creator`),
-/// `open_account` (the tracked account of a dashboard add) and
-/// `replace_account_tags` (a blogger's tags, on its videos too).
-macro_rules! account_setup_impl {
-    ($db:ty, $sqlite:expr) => {
-        /// Opens (or reactivates) the organization's tracked account of the
-        /// setup's creator, with its settings; returns its id.
-        pub(super) async fn open_account(
-            tx: &mut sqlx::Transaction<'static, $db>,
-            org: uuid::Uuid,
-            setup: &$crate::creators::AccountSetup,
-            initial_videos_count: i64,
-            now: chrono::DateTime<chrono::Utc>,
-        ) -> Result<uuid::Uuid, $crate::StoreError> {
-            use $crate::users::sql;
-            let creator_id = match &setup.creator {
-                $crate::creators::SetupCreator::Profile(p) => upsert_creator(tx, p, now).await?,
-                $crate::creators::SetupCreator::Known(id) => *id,
-            };
-            // Discovery starts when the backfill succeeds (the job sets
-            // `next_discovery_at`).
-            let id: uuid::Uuid = sqlx::query_scalar(sql(
-                "INSERT INTO tracked_accounts
-                   (id, organization_id, creator_id, is_active, initial_videos_count,
-                    daily_videos_count, campaign, discovered_since, created_at, updated_at)
-                 VALUES ($1, $2, $3, TRUE, $4, $5, $6, $7, $7, $7)
-                 ON CONFLICT (organization_id, creator_id) DO UPDATE SET
-                   is_active = TRUE, initial_videos_count = excluded.initial_videos_count,
-                   daily_videos_count = coalesce(excluded.daily_videos_count,
-                                                 tracked_accounts.daily_videos_count),
-                   campaign = coalesce(excluded.campaign, tracked_accounts.campaign),
-                   discovered_since = excluded.discovered_since, next_discovery_at = NULL,
-                   discovery_note = NULL, updated_at = excluded.updated_at
-                 RETURNING id",
-                $sqlite,
-            ))
-            .bind(uuid::Uuid::now_v7())
-            .bind(org)
-            .bind(creator_id)
-            .bind(initial_videos_count)
-            .bind(setup.daily_videos_count)
-            .bind(&setup.campaign)
-            .bind(now)
-            .fetch_one(&mut **tx)
-            .await?;
-            if let Some(tags) = &setup.tag_ids {
-                replace_account_tags(tx, org, id, tags).await?;
-            }
-            Ok(id)
-        }
-
-        /// Replaces the tags of a tracked account (of organization `org`;
-        /// ids of other organizations' tags are ignored): its videos lose
-        /// the old ones and get the new ones.
-        pub(super) async fn replace_account_tags(
-            tx: &mut sqlx::Transaction<'static, $db>,
-            org: uuid::Uuid,
-            account: uuid::Uuid,
-            tag_ids: &[uuid::Uuid],
-        ) -> Result<(), $crate::StoreError> {
-            use $crate::users::sql;
-            sqlx::query(sql(
-                "DELETE FROM video_tags
-                 WHERE tag_id IN (SELECT tag_id FROM account_tags WHERE tracked_account_id = $1)
-                   AND tracked_video_id IN (SELECT id FROM tracked_videos
-                                            WHERE tracked_account_id = $1 AND organization_id = $2)",
-                $sqlite,
-            ))
-            .bind(account)
-            .bind(org)
-            .execute(&mut **tx)
-            .await?;
-            sqlx::query(sql(
-                "DELETE FROM account_tags WHERE tracked_account_id = $1",
-                $sqlite,
-            ))
-            .bind(account)
-            .execute(&mut **tx)
-            .await?;
-            for tag in tag_ids {
-                sqlx::query(sql(
-                    "INSERT INTO account_tags (tracked_account_id, tag_id)
-                     SELECT $1, id FROM tags WHERE id = $2 AND organization_id = $3
-                     ON CONFLICT DO NOTHING",
-                    $sqlite,
-                ))
-                .bind(account)
-                .bind(tag)
-                .bind(org)
-                .execute(&mut **tx)
-                .await?;
-            }
-            sqlx::query(sql(
-                "INSERT INTO video_tags (tracked_video_id, tag_id)
-                 SELECT tv.id, at.tag_id FROM tracked_videos tv
-                 JOIN account_tags at ON at.tracked_account_id = tv.tracked_account_id
-                 WHERE tv.tracked_account_id = $1 AND tv.organization_id = $2
-                 ON CONFLICT DO NOTHING",
-                $sqlite,
-            ))
-            .bind(account)
-            .bind(org)
-            .execute(&mut **tx)
-            .await?;
-            Ok(())
-        }
-    };
-}
-pub(crate) use account_setup_impl;
-
 /// Implements [`BloggerStore`] for a backend (see [`crate::users::user_store_impl`]).
 macro_rules! blogger_store_impl {
     ($store:ty, $sqlite:expr) => {
@@ -683,7 +573,7 @@ macro_rules! blogger_store_impl {
                 if !unknown.is_empty() {
                     return Ok(SetTags::UnknownTags(unknown));
                 }
-                super::creators::replace_account_tags(&mut tx, org.0, tracking_id, tag_ids).await?;
+                $crate::creators::replace_account_tags(&mut tx, org.0, tracking_id, tag_ids).await?;
                 tx.commit().await?;
                 tags.sort_by(|a, b| a.name.to_lowercase().cmp(&b.name.to_lowercase()));
                 tags.dedup_by_key(|t| t.id);

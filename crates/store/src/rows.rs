@@ -592,3 +592,18 @@ macro_rules! visible_readings {
     };
 }
 pub(crate) use visible_readings;
+
+/// The columns of a video record both backends read alike: a tracked video
+/// `tv` joined with its catalog row `pv` (then each backend adds its tags and
+/// history, see `Dialect::RECORD_COLUMNS`). A macro so it can be `concat!`ed.
+macro_rules! record_head {
+    () => {
+        "
+    tv.id AS video_id, pv.platform, pv.external_id, pv.url, pv.title, pv.thumbnail_url,
+    pv.author_username, pv.published_at, tv.created_at, tv.tracking_started_at,
+    tv.tracking_ends_at, pv.gone_at IS NOT NULL AS gone, pv.failures, tv.notes, tv.budget,
+    tv.campaign, tv.video_status, tv.workflow_status, tv.ecpm, tv.revision,
+    pv.revision AS catalog_revision,"
+    };
+}
+pub(crate) use record_head;

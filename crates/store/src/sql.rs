@@ -93,8 +93,31 @@ pub(crate) trait Dialect: Database {
     /// How many parameters [`Dialect::SCOPE_TABLE`] takes.
     const SCOPE_PARAMS: usize;
 
+    /// What a video record selects: a tracked video `tv` joined with its
+    /// catalog row `pv`, its tags and its in-window history (as JSON on
+    /// SQLite, as arrays from one lateral pass on PostgreSQL).
+    const RECORD_COLUMNS: &'static str;
+
+    /// What a record's `FROM` joins beyond `tv` and `pv`.
+    const RECORD_JOIN: &'static str;
+
     /// The UTC day of a timestamp column.
     fn day_of(column: &str) -> String;
+
+    /// Runs a query selecting [`Dialect::RECORD_COLUMNS`]; its records as at `now`.
+    fn fetch_records(
+        query: Query<Self>,
+        conn: &mut Conn<Self>,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> impl Future<Output = Result<Vec<crate::VideoRecord>, StoreError>> + Send;
+
+    /// Runs an analytics statement ([`crate::analytics::query_sql`]) with the
+    /// values `bind` binds; its rows, days ascending.
+    fn fetch_analytics(
+        sql: &str,
+        bind: impl FnOnce(Query<Self>) -> Query<Self> + Send,
+        conn: &mut Conn<Self>,
+    ) -> impl Future<Output = Result<Vec<crate::AnalyticsRow>, StoreError>> + Send;
 
     /// Binds `scope` to the parameters of [`Dialect::SCOPE_TABLE`].
     fn bind_scope(query: Query<Self>, scope: &Scope) -> Query<Self>;
@@ -109,6 +132,9 @@ pub(crate) trait Dialect: Database {
     /// Parameter `param` cast to the SQL type `ty` where PostgreSQL cannot
     /// infer it (a parameter used only in `IS NULL` tests, or in a `CASE`).
     fn typed(param: &str, ty: &str) -> String;
+
+    /// Applies the backend's embedded migrations that `pool`'s database lacks.
+    fn run_migrations(pool: &Pool<Self>) -> impl Future<Output = Result<(), StoreError>> + Send;
 
     /// Adds `value` to `args`.
     fn add<'t, T: Bind<'t>>(
@@ -143,6 +169,44 @@ pub(crate) trait Dialect: Database {
         }
     }
 }
+
+/// The three ways to run a [`Query`], the same text for both backends (each
+/// through its own sqlx executor): expanded inside each `impl Dialect`.
+macro_rules! run_queries {
+    () => {
+        async fn execute(query: Query<Self>, conn: &mut Conn<Self>) -> Result<u64, StoreError> {
+            let (sql, args) = query.into_parts()?;
+            Ok(sqlx::query_with(sql, args)
+                .execute(conn)
+                .await?
+                .rows_affected())
+        }
+
+        async fn fetch_all<R: Record>(
+            query: Query<Self>,
+            conn: &mut Conn<Self>,
+        ) -> Result<Vec<R>, StoreError> {
+            let (sql, args) = query.into_parts()?;
+            Ok(sqlx::query_as_with(sql, args).fetch_all(conn).await?)
+        }
+
+        async fn fetch_optional<R: Record>(
+            query: Query<Self>,
+            conn: &mut Conn<Self>,
+        ) -> Result<Option<R>, StoreError> {
+            let (sql, args) = query.into_parts()?;
+            Ok(sqlx::query_as_with(sql, args).fetch_optional(conn).await?)
+        }
+
+        fn add<'t, T: Bind<'t>>(
+            args: &mut <Self as sqlx::Database>::Arguments,
+            value: T,
+        ) -> Result<(), sqlx::error::BoxDynError> {
+            sqlx::Arguments::add(args, value)
+        }
+    };
+}
+pub(crate) use run_queries;
 
 /// A SQL text and its bound values, for backend `D`.
 pub(crate) struct Query<D: Dialect> {
@@ -381,6 +445,57 @@ pub(crate) struct SqlStore<D: Dialect> {
     /// for SQLite's own lock would sleep in its busy handler, up to 100 ms a
     /// turn, however soon the lock frees); on PostgreSQL the pool itself.
     pub(crate) writer: Pool<D>,
+}
+
+#[async_trait::async_trait]
+impl<D: Dialect> crate::Store for SqlStore<D>
+where
+    SqlStore<D>: crate::UserStore + crate::InviteStore + crate::BloggerStore + crate::OpsStore,
+{
+    fn backend(&self) -> crate::Backend {
+        D::BACKEND
+    }
+
+    async fn migrate(&self) -> Result<usize, StoreError> {
+        let applied = || async {
+            D::query("SELECT count(*) FROM _sqlx_migrations WHERE success")
+                .fetch_scalar::<i64>(&mut *self.read().await?)
+                .await
+                .map(|n| n.max(0) as usize)
+        };
+        let before = applied().await.unwrap_or(0);
+        D::run_migrations(&self.pool).await?;
+        let applied = applied().await.unwrap_or(0).saturating_sub(before);
+        let mut tx = self.write_tx().await?;
+        let pending: Option<String> =
+            D::query("DELETE FROM store_tasks WHERE name = 'rebuild_analytics' RETURNING name")
+                .fetch_scalar_optional(&mut *tx)
+                .await?;
+        if pending.is_some() {
+            crate::rollup::rebuild::<D>(&mut tx).await?;
+        }
+        tx.commit().await?;
+        Ok(applied)
+    }
+
+    async fn rebuild_analytics(&self) -> Result<(), StoreError> {
+        let mut tx = self.write_tx().await?;
+        crate::rollup::rebuild::<D>(&mut tx).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        D::query("SELECT 1")
+            .execute(&mut *self.read().await?)
+            .await?;
+        Ok(())
+    }
+
+    async fn close(&self) {
+        self.writer.close().await;
+        self.pool.close().await;
+    }
 }
 
 impl<D: Dialect> SqlStore<D> {

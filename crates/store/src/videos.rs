@@ -4,13 +4,19 @@ use std::sync::OnceLock;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Days, Duration, NaiveDate, NaiveTime, Utc};
-use sqlx::query::QueryAs;
-use sqlx::{AssertSqlSafe, Database, Encode, Executor, FromRow, IntoArguments, Pool, Type};
+use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 use vidpulse_domain::patch::{VideoPatch, VideoStatus, WorkflowStatus};
+use vidpulse_domain::plan::Limits;
+use vidpulse_domain::schedule::FAILING_AFTER_FAILURES;
 use vidpulse_domain::{ApiKeyId, Counters, Observation, OrgId, Plan, Platform, VideoId, VideoRef};
 
 use crate::StoreError;
+use crate::closes;
+use crate::refresh::relink;
+use crate::rollup::{self, Scope, Shares};
+use crate::rows::{list_order, state_name};
+use crate::sql::{Dialect, Query, SqlStore, Tx};
 
 /// A request to start tracking videos for an organization.
 #[derive(Debug, Clone)]
@@ -159,73 +165,65 @@ pub enum VideoLookup {
     ExternalId(String),
 }
 
-impl VideoLookup {
-    /// `query` with this lookup's key bound as its next parameter.
-    fn bind<'q, DB: Database, O>(
-        &'q self,
-        query: QueryAs<'q, DB, O, DB::Arguments>,
-    ) -> QueryAs<'q, DB, O, DB::Arguments>
-    where
-        Uuid: Encode<'q, DB> + Type<DB>,
-        &'q str: Encode<'q, DB> + Type<DB>,
-    {
-        match self {
-            Self::Id(id) => query.bind(id.0),
-            Self::ExternalId(external_id) => query.bind(external_id.as_str()),
-        }
-    }
+/// The parts of a video record's statement that differ between backends
+/// ([`Dialect::RECORD_COLUMNS`], [`Dialect::RECORD_JOIN`]).
+pub(crate) struct RecordParts {
+    /// What the record selects.
+    pub columns: &'static str,
+    /// What its `FROM` joins beyond `tv` and `pv`.
+    pub join: &'static str,
 }
 
-/// A backend's statement for finding one tracked video, by id and by
-/// external id: the statement `make`s from the condition of each (on
-/// `tv.organization_id` bound first), made on first use.
+/// A statement finding one tracked video, by id and by external id: `make`
+/// writes it from the backend's [`RecordParts`] and the lookup's condition
+/// (on `tv.organization_id` bound first, the key second), once per backend
+/// and lookup, on first use.
 pub(crate) struct StatementsByLookup {
-    make: fn(&str) -> String,
-    by_id: (&'static str, OnceLock<String>),
-    by_external_id: (&'static str, OnceLock<String>),
+    make: fn(&RecordParts, &str) -> String,
+    conditions: [&'static str; 2],
+    /// Per backend, per lookup.
+    made: [[OnceLock<String>; 2]; 2],
 }
 
 impl StatementsByLookup {
-    /// Statements `make` makes from the conditions by id and by external
-    /// id, each ending a `WHERE` with the lookup's key bound second.
+    /// Statements `make` writes from the conditions by id and by external id.
     pub(crate) const fn new(
-        make: fn(&str) -> String,
+        make: fn(&RecordParts, &str) -> String,
         by_id: &'static str,
         by_external_id: &'static str,
     ) -> Self {
         Self {
             make,
-            by_id: (by_id, OnceLock::new()),
-            by_external_id: (by_external_id, OnceLock::new()),
+            conditions: [by_id, by_external_id],
+            made: [
+                [OnceLock::new(), OnceLock::new()],
+                [OnceLock::new(), OnceLock::new()],
+            ],
         }
     }
 
-    /// The statement for `lookup`.
-    pub(crate) fn get(&self, lookup: &VideoLookup) -> &str {
-        let (condition, made) = match lookup {
-            VideoLookup::Id(_) => &self.by_id,
-            VideoLookup::ExternalId(_) => &self.by_external_id,
+    /// The query finding `lookup` among `org`'s videos, bound.
+    pub(crate) fn query<D: Dialect>(&'static self, org: OrgId, lookup: &VideoLookup) -> Query<D> {
+        let by = match lookup {
+            VideoLookup::Id(_) => 0,
+            VideoLookup::ExternalId(_) => 1,
         };
-        made.get_or_init(|| (self.make)(condition))
-    }
-
-    /// The row the statement for `lookup` finds among `org`'s videos.
-    pub(crate) async fn fetch<DB, O>(
-        &self,
-        pool: &Pool<DB>,
-        org: OrgId,
-        lookup: &VideoLookup,
-    ) -> Result<Option<O>, sqlx::Error>
-    where
-        DB: Database,
-        O: for<'r> FromRow<'r, DB::Row> + Send + Unpin,
-        Uuid: for<'q> Encode<'q, DB> + Type<DB>,
-        for<'q> &'q str: Encode<'q, DB> + Type<DB>,
-        for<'c> &'c Pool<DB>: Executor<'c, Database = DB>,
-        DB::Arguments: IntoArguments<DB>,
-    {
-        let query = sqlx::query_as::<DB, O>(AssertSqlSafe(self.get(lookup)));
-        lookup.bind(query.bind(org.0)).fetch_optional(pool).await
+        let backend = match D::BACKEND {
+            crate::Backend::Sqlite => 0,
+            crate::Backend::Postgres => 1,
+        };
+        let sql = self.made[backend][by].get_or_init(|| {
+            let parts = RecordParts {
+                columns: D::RECORD_COLUMNS,
+                join: D::RECORD_JOIN,
+            };
+            (self.make)(&parts, self.conditions[by])
+        });
+        let query = D::query(AssertSqlSafe(sql.as_str())).bind(org.0);
+        match lookup {
+            VideoLookup::Id(id) => query.bind(id.0),
+            VideoLookup::ExternalId(external_id) => query.bind(external_id.as_str()),
+        }
     }
 }
 
@@ -382,4 +380,483 @@ pub(crate) fn quota_day(now: DateTime<Utc>) -> (NaiveDate, DateTime<Utc>) {
             d.and_time(NaiveTime::MIN).and_utc()
         });
     (today, tomorrow)
+}
+
+/// The statements of [`VideoStore::video`].
+static READ_VIDEO: StatementsByLookup = StatementsByLookup::new(
+    |record, lookup| {
+        format!(
+            "SELECT {columns}
+             FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             {join}
+             WHERE tv.organization_id = $1 AND {lookup}",
+            columns = record.columns,
+            join = record.join,
+        )
+    },
+    BY_ID,
+    BY_EXTERNAL_ID,
+);
+
+/// The statements of [`VideoStore::record_stamp`].
+static READ_STAMP: StatementsByLookup = StatementsByLookup::new(
+    |_, lookup| {
+        format!(
+            "SELECT tv.id, tv.revision, pv.revision
+             FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             WHERE tv.organization_id = $1 AND {lookup}"
+        )
+    },
+    BY_ID,
+    BY_EXTERNAL_ID,
+);
+
+/// How a single read finds its video by id ...
+const BY_ID: &str = "tv.id = $2";
+/// ... and by external id (the most recently tracked, across platforms).
+const BY_EXTERNAL_ID: &str = "pv.external_id = $2 ORDER BY tv.created_at DESC LIMIT 1";
+
+#[async_trait]
+impl<D: Dialect> VideoStore for SqlStore<D> {
+    async fn track_videos(&self, batch: TrackBatch) -> Result<TrackOutcome, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let outcome = track_in(&mut tx, &batch, "video_track", QuotaPolicy::AllOrNothing).await?;
+        if matches!(outcome, TrackOutcome::Tracked(_)) {
+            tx.commit().await?;
+        }
+        Ok(outcome)
+    }
+
+    async fn list_videos(
+        &self,
+        org: OrgId,
+        query: &ListQuery,
+        now: DateTime<Utc>,
+    ) -> Result<Page<VideoRecord>, StoreError> {
+        let order = list_order(query);
+        // The page's ids first (an index walk for the default order), then
+        // the wide columns (tags, history) of those rows only; the count apart.
+        let list_from = list_from::<D>();
+        let sql = format!(
+            "WITH page AS (
+               SELECT tv.id AS page_id {list_from}
+               ORDER BY {order} LIMIT $6 OFFSET $7)
+             SELECT {columns}
+             FROM page JOIN tracked_videos tv ON tv.id = page.page_id
+             JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             {join}
+             ORDER BY {order}",
+            columns = D::RECORD_COLUMNS,
+            join = D::RECORD_JOIN,
+        );
+        let mut conn = self.read().await?;
+        let page = D::query(AssertSqlSafe(sql))
+            .bind(org.0)
+            .bind(query.platform.map(|p| p.id()))
+            .bind(query.status.map(state_name))
+            .bind(now)
+            .bind(FAILING_AFTER_FAILURES)
+            .bind(query.limit)
+            .bind(query.offset);
+        let items = D::fetch_records(page, &mut conn, now).await?;
+        let total: i64 = if query.platform.is_none() && query.status.is_none() {
+            // Unfiltered: the organization's index alone answers.
+            D::query("SELECT count(*) FROM tracked_videos WHERE organization_id = $1")
+                .bind(org.0)
+                .fetch_scalar(&mut conn)
+                .await?
+        } else {
+            D::query(AssertSqlSafe(format!("SELECT count(*) {list_from}")))
+                .bind(org.0)
+                .bind(query.platform.map(|p| p.id()))
+                .bind(query.status.map(state_name))
+                .bind(now)
+                .bind(FAILING_AFTER_FAILURES)
+                .fetch_scalar(&mut conn)
+                .await?
+        };
+        Ok(Page { items, total })
+    }
+
+    async fn video(
+        &self,
+        org: OrgId,
+        lookup: &VideoLookup,
+        now: DateTime<Utc>,
+    ) -> Result<Option<VideoRecord>, StoreError> {
+        let query = READ_VIDEO.query::<D>(org, lookup);
+        let records = D::fetch_records(query, &mut *self.read().await?, now).await?;
+        Ok(records.into_iter().next())
+    }
+
+    async fn record_stamp(
+        &self,
+        org: OrgId,
+        lookup: &VideoLookup,
+    ) -> Result<Option<RecordStamp>, StoreError> {
+        let row: Option<(Uuid, i64, i64)> = READ_STAMP
+            .query::<D>(org, lookup)
+            .fetch_optional(&mut *self.read().await?)
+            .await?;
+        Ok(row.map(RecordStamp::from))
+    }
+
+    async fn patch_video(
+        &self,
+        org: OrgId,
+        external_id: &str,
+        patch: &VideoPatch,
+        now: DateTime<Utc>,
+    ) -> Result<Option<PatchOutcome>, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let Some((video_id, catalog_id)): Option<(Uuid, i64)> = D::query(
+            "SELECT tv.id, tv.platform_video_id FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             WHERE tv.organization_id = $1 AND pv.external_id = $2
+             ORDER BY tv.created_at DESC LIMIT 1",
+        )
+        .bind(org.0)
+        .bind(external_id)
+        .fetch_optional(&mut *tx)
+        .await?
+        else {
+            return Ok(None);
+        };
+        // A new campaign moves the video's analytics to another cell.
+        let scope = match patch.campaign {
+            Some(_) => Scope::tracked_by(org.0, [catalog_id]),
+            None => Scope::default(),
+        };
+        let before = rollup::shares(&mut tx, &scope).await?;
+        D::query(AssertSqlSafe(format!(
+            "UPDATE tracked_videos SET
+               notes = CASE WHEN $2 THEN {notes} ELSE notes END,
+               budget = CASE WHEN $4 THEN {budget} ELSE budget END,
+               campaign = CASE WHEN $6 THEN {campaign} ELSE campaign END,
+               video_status = coalesce({video_status}, video_status),
+               workflow_status = coalesce({workflow_status}, workflow_status),
+               ecpm = CASE WHEN $10 THEN {ecpm} ELSE ecpm END,
+               updated_at = $12
+             WHERE id = $1",
+            notes = D::typed("$3", "text"),
+            budget = D::typed("$5", "bigint"),
+            campaign = D::typed("$7", "text"),
+            video_status = D::typed("$8", "text"),
+            workflow_status = D::typed("$9", "text"),
+            ecpm = D::typed("$11", "float8"),
+        )))
+        .bind(video_id)
+        .bind(patch.notes.is_some())
+        .bind(patch.notes.clone().flatten())
+        .bind(patch.budget.is_some())
+        .bind(patch.budget.flatten())
+        .bind(patch.campaign.is_some())
+        .bind(patch.campaign.clone().flatten())
+        .bind(patch.video_status.map(|s| s.as_str()))
+        .bind(patch.status.map(|s| s.as_str()))
+        .bind(patch.ecpm.is_some())
+        .bind(patch.ecpm.flatten())
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        rollup::settle(&mut tx, &scope, before).await?;
+        let tags = match &patch.tags {
+            Some(names) => Some(attach_tags(&mut tx, org, video_id, names, now).await?),
+            None => None,
+        };
+        tx.commit().await?;
+        Ok(Some(PatchOutcome {
+            video_id: VideoId(video_id),
+            external_id: external_id.to_owned(),
+            updated_fields: patch.written_columns(),
+            tags,
+        }))
+    }
+}
+
+/// Links tags (created when unknown, matched ignoring case) to a tracked video.
+async fn attach_tags<D: Dialect>(
+    tx: &mut Tx<D>,
+    org: OrgId,
+    video_id: Uuid,
+    names: &[String],
+    now: DateTime<Utc>,
+) -> Result<TagsResult, StoreError> {
+    let mut attached = Vec::with_capacity(names.len());
+    let mut created = Vec::new();
+    for name in names {
+        let lower = name.to_lowercase();
+        let existing: Option<(Uuid, String)> =
+            D::query("SELECT id, name FROM tags WHERE organization_id = $1 AND name_lower = $2")
+                .bind(org.0)
+                .bind(&lower)
+                .fetch_optional(&mut **tx)
+                .await?;
+        let (tag_id, stored) = match existing {
+            Some(found) => found,
+            None => {
+                let id = Uuid::now_v7();
+                D::query(
+                    "INSERT INTO tags (id, organization_id, name, name_lower, created_at)
+                     VALUES ($1, $2, $3, $4, $5)",
+                )
+                .bind(id)
+                .bind(org.0)
+                .bind(name)
+                .bind(&lower)
+                .bind(now)
+                .execute(&mut **tx)
+                .await?;
+                created.push(name.clone());
+                (id, name.clone())
+            }
+        };
+        D::query("INSERT INTO video_tags (tracked_video_id, tag_id) VALUES ($1, $2) ON CONFLICT DO NOTHING")
+            .bind(video_id)
+            .bind(tag_id)
+            .execute(&mut **tx)
+            .await?;
+        attached.push(stored);
+    }
+    let total: i64 = D::query("SELECT count(*) FROM video_tags WHERE tracked_video_id = $1")
+        .bind(video_id)
+        .fetch_scalar(&mut **tx)
+        .await?;
+    Ok(TagsResult {
+        attached,
+        created,
+        total,
+    })
+}
+
+/// The listing's rows. Parameters: $1 organization, $2 platform or NULL,
+/// $3 state name or NULL, $4 now, $5 failing threshold.
+fn list_from<D: Dialect>() -> String {
+    format!(
+        "
+    FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+    WHERE tv.organization_id = $1
+      AND ({platform} IS NULL OR pv.platform = $2)
+      AND ({state} IS NULL OR $3 = CASE
+            WHEN pv.gone_at IS NOT NULL OR pv.failures >= $5 THEN 'failed'
+            WHEN tv.tracking_ends_at <= $4 THEN 'completed'
+            ELSE 'active' END)",
+        platform = D::typed("$2", "text"),
+        state = D::typed("$3", "text"),
+    )
+}
+
+/// The organization's videos still in their tracking window at `now`: the
+/// day counts after today's (`tracked_video_ends`, kept by triggers) plus
+/// today's videos counted one by one. Call it holding the organization's
+/// lock (see [`track_in`]) so that no concurrent track changes the answer.
+pub(crate) async fn videos_in_use<D: Dialect>(
+    tx: &mut Tx<D>,
+    org: OrgId,
+    now: DateTime<Utc>,
+) -> Result<i64, StoreError> {
+    let (today, tomorrow) = quota_day(now);
+    Ok(D::query(
+        "SELECT CAST((SELECT coalesce(sum(videos), 0) FROM tracked_video_ends
+                 WHERE organization_id = $1 AND end_day > $3) AS BIGINT)
+              + (SELECT count(*) FROM tracked_videos
+                 WHERE organization_id = $1 AND tracking_ends_at > $2
+                   AND tracking_ends_at < $4)",
+    )
+    .bind(org.0)
+    .bind(now)
+    .bind(today)
+    .bind(tomorrow)
+    .fetch_scalar(&mut **tx)
+    .await?)
+}
+
+/// Tracks a batch inside `tx`, charging `reason` per newly tracked video.
+/// [`QuotaPolicy::AllOrNothing`] refuses the whole batch past the quota;
+/// [`QuotaPolicy::WhatFits`] tracks new videos in order until the quota is
+/// full and leaves the rest out of the result.
+pub(crate) async fn track_in<D: Dialect>(
+    tx: &mut Tx<D>,
+    batch: &TrackBatch,
+    reason: &str,
+    policy: QuotaPolicy,
+) -> Result<TrackOutcome, StoreError> {
+    // Locks the organization: concurrent track requests queue here, so the
+    // quota check and the inserts below see each other.
+    let (plan, quota_override): (String, Option<i64>) = D::query(AssertSqlSafe(format!(
+        "SELECT plan, video_quota FROM organizations WHERE id = $1 {}",
+        D::ORG_LOCK
+    )))
+    .bind(batch.organization_id.0)
+    .fetch_optional(&mut **tx)
+    .await?
+    .ok_or(StoreError::NotFound)?;
+    let plan: Plan = plan
+        .parse()
+        .map_err(|e| StoreError::Corrupt(format!("{e}")))?;
+    let quota = Limits::of(plan, quota_override, None).video_quota;
+
+    // Which videos the organization tracks already (first occurrence wins).
+    let mut known: Vec<((vidpulse_domain::Platform, &str), Option<Uuid>)> = Vec::new();
+    for v in &batch.videos {
+        let key = (v.platform, v.external_id.as_str());
+        if known.iter().any(|(k, _)| *k == key) {
+            continue;
+        }
+        let existing: Option<Uuid> = D::query(
+            "SELECT tv.id FROM tracked_videos tv
+             JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             WHERE tv.organization_id = $1 AND pv.platform = $2 AND pv.external_id = $3",
+        )
+        .bind(batch.organization_id.0)
+        .bind(v.platform.id())
+        .bind(&v.external_id)
+        .fetch_scalar_optional(&mut **tx)
+        .await?;
+        known.push((key, existing));
+    }
+    let requested = known.iter().filter(|(_, id)| id.is_none()).count() as i64;
+    let mut allowed = requested;
+    if requested > 0 {
+        let in_use = videos_in_use(tx, batch.organization_id, batch.now).await?;
+        allowed = (quota - in_use).max(0);
+        if policy == QuotaPolicy::AllOrNothing && in_use + requested > quota {
+            return Ok(TrackOutcome::QuotaExceeded {
+                plan,
+                quota,
+                in_use,
+                requested,
+            });
+        }
+    }
+
+    let ends = batch.now + batch.window;
+    // A creator's backfill and discoveries are that creator's videos.
+    let account_author: Option<String> = match batch.account {
+        Some(account) => {
+            D::query(
+                "SELECT c.username FROM tracked_accounts ta
+                 JOIN creators c ON c.id = ta.creator_id WHERE ta.id = $1",
+            )
+            .bind(account)
+            .fetch_scalar_optional(&mut **tx)
+            .await?
+        }
+        None => None,
+    };
+    let mut results = Vec::with_capacity(batch.videos.len());
+    let mut started: Vec<((vidpulse_domain::Platform, &str), Uuid)> = Vec::new();
+    let mut new_catalog_ids = Vec::new();
+    for v in &batch.videos {
+        let key = (v.platform, v.external_id.as_str());
+        if let Some((_, id)) = started.iter().find(|(k, _)| *k == key) {
+            results.push(TrackedVideo {
+                video_id: VideoId(*id),
+                newly_tracked: false,
+            });
+            continue;
+        }
+        let existing = known
+            .iter()
+            .find(|(k, _)| *k == key)
+            .and_then(|(_, id)| *id);
+        if let Some(id) = existing {
+            results.push(TrackedVideo {
+                video_id: VideoId(id),
+                newly_tracked: false,
+            });
+            continue;
+        }
+        if started.len() as i64 >= allowed {
+            // What fits is tracked; the rest is skipped (QuotaPolicy::WhatFits).
+            continue;
+        }
+        let catalog_id: i64 = D::query(AssertSqlSafe(format!(
+            "INSERT INTO platform_videos
+               (platform, external_id, url, tracking_started_at, refresh_until, next_refresh_at,
+                created_at, author_username)
+             VALUES ($1, $2, $3, $4, $5, $4, $4, $6)
+             ON CONFLICT (platform, external_id) DO UPDATE SET
+               tracking_started_at = excluded.tracking_started_at,
+               refresh_until = {}(platform_videos.refresh_until, excluded.refresh_until),
+               next_refresh_at = CASE
+                 WHEN platform_videos.gone_at IS NOT NULL THEN NULL
+                 WHEN platform_videos.next_refresh_at < excluded.next_refresh_at
+                   THEN platform_videos.next_refresh_at
+                 ELSE excluded.next_refresh_at END
+             RETURNING id",
+            D::GREATEST
+        )))
+        .bind(v.platform.id())
+        .bind(&v.external_id)
+        .bind(&v.canonical_url)
+        .bind(batch.now)
+        .bind(ends)
+        // Only a new catalog row takes it: an existing row keeps its author
+        // (changing it would move other organizations' analytics shares).
+        .bind(v.handle().or(account_author.as_deref()))
+        .fetch_scalar(&mut **tx)
+        .await?;
+        let video_id = VideoId::new();
+        D::query(
+            "INSERT INTO tracked_videos
+               (id, organization_id, platform_video_id, tracking_started_at, tracking_ends_at,
+                created_at, updated_at, campaign, budget, tracked_account_id)
+             VALUES ($1, $2, $3, $4, $5, $4, $4, $6, $7, $8)",
+        )
+        .bind(video_id.0)
+        .bind(batch.organization_id.0)
+        .bind(catalog_id)
+        .bind(batch.now)
+        .bind(ends)
+        .bind(&batch.campaign)
+        .bind(batch.budget)
+        .bind(batch.account)
+        .execute(&mut **tx)
+        .await?;
+        if let Some(account) = batch.account {
+            // The tracked creator's tags go to its new videos.
+            D::query(
+                "INSERT INTO video_tags (tracked_video_id, tag_id)
+                 SELECT $1, tag_id FROM account_tags WHERE tracked_account_id = $2",
+            )
+            .bind(video_id.0)
+            .bind(account)
+            .execute(&mut **tx)
+            .await?;
+        }
+        D::query(
+            "INSERT INTO credit_ledger
+               (organization_id, api_key_id, request_id, amount, reason, subject, created_at)
+             VALUES ($1, $2, $3, $4, $7, $5, $6)",
+        )
+        .bind(batch.organization_id.0)
+        .bind(batch.api_key_id.map(|k| k.0))
+        .bind(&batch.request_id)
+        .bind(batch.credits_per_video)
+        .bind(video_id.0.to_string())
+        .bind(batch.now)
+        .bind(reason)
+        .execute(&mut **tx)
+        .await?;
+        started.push((key, video_id.0));
+        new_catalog_ids.push(catalog_id);
+        results.push(TrackedVideo {
+            video_id,
+            newly_tracked: true,
+        });
+    }
+    // A video another organization already reads may have a reading taken
+    // at this very instant, which this tracking sees: it joins its closes.
+    let revealed = closes::reveal_platform_readings::<D>(
+        tx,
+        batch.organization_id.0,
+        &new_catalog_ids,
+        batch.now,
+        None,
+    )
+    .await?;
+    relink(tx, revealed).await?;
+    let scope = Scope::tracked_by(batch.organization_id.0, new_catalog_ids);
+    rollup::settle(tx, &scope, Shares::new()).await?;
+    Ok(TrackOutcome::Tracked(results))
 }

@@ -8,19 +8,23 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use async_trait::async_trait;
+use sqlx::Postgres;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
-use sqlx::{PgPool, Postgres};
 
+use chrono::{DateTime, Utc};
+
+use crate::AnalyticsRow;
+use crate::VideoRecord;
+use crate::analytics::AggRow;
 use crate::rollup::Scope;
+use crate::rows::VideoArrayRow;
 use crate::sql::{Bind, Conn, Dialect, Query, Record, SqlStore};
-use crate::{Backend, Store, StoreConfig, StoreError};
+use crate::{StoreConfig, StoreError};
+use sqlx::AssertSqlSafe;
 
-mod analytics;
-mod creators;
 mod housekeeping;
+mod record;
 mod users;
-mod videos;
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
@@ -52,54 +56,6 @@ impl PgStore {
     }
 }
 
-#[async_trait]
-impl Store for PgStore {
-    fn backend(&self) -> Backend {
-        Backend::Postgres
-    }
-
-    async fn migrate(&self) -> Result<usize, StoreError> {
-        let before = applied_migrations(&self.pool).await;
-        MIGRATOR.run(&self.pool).await?;
-        let applied = applied_migrations(&self.pool).await.saturating_sub(before);
-        let mut tx = self.pool.begin().await?;
-        let pending: Option<String> = sqlx::query_scalar(
-            "DELETE FROM store_tasks WHERE name = 'rebuild_analytics' RETURNING name",
-        )
-        .fetch_optional(&mut *tx)
-        .await?;
-        if pending.is_some() {
-            crate::rollup::rebuild::<Postgres>(&mut tx).await?;
-        }
-        tx.commit().await?;
-        Ok(applied)
-    }
-
-    async fn rebuild_analytics(&self) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        crate::rollup::rebuild::<Postgres>(&mut tx).await?;
-        tx.commit().await?;
-        Ok(())
-    }
-
-    async fn ping(&self) -> Result<(), StoreError> {
-        sqlx::query("SELECT 1").execute(&self.pool).await?;
-        Ok(())
-    }
-
-    async fn close(&self) {
-        self.pool.close().await;
-    }
-}
-
-async fn applied_migrations(pool: &PgPool) -> usize {
-    sqlx::query_scalar::<_, i64>("SELECT count(*) FROM _sqlx_migrations WHERE success")
-        .fetch_one(pool)
-        .await
-        .map(|n| n.max(0) as usize)
-        .unwrap_or(0)
-}
-
 impl Dialect for Postgres {
     const BACKEND: crate::Backend = crate::Backend::Postgres;
     const BEGIN_WRITE: &'static str = "BEGIN";
@@ -111,6 +67,14 @@ impl Dialect for Postgres {
     const ORG_LOCK: &'static str = "FOR NO KEY UPDATE";
     const SCOPE_TABLE: &'static str = "unnest($1::BIGINT[], $2::DATE[]) AS s(pv, from_day)";
     const SCOPE_PARAMS: usize = 2;
+    const RECORD_COLUMNS: &'static str = record::RECORD_COLUMNS;
+    const RECORD_JOIN: &'static str = record::HISTORY_JOIN;
+
+    crate::sql::run_queries!();
+
+    async fn run_migrations(pool: &sqlx::Pool<Self>) -> Result<(), StoreError> {
+        Ok(MIGRATOR.run(pool).await?)
+    }
 
     fn day_of(column: &str) -> String {
         format!("(({column}) AT TIME ZONE 'UTC')::DATE")
@@ -118,6 +82,27 @@ impl Dialect for Postgres {
 
     fn typed(param: &str, ty: &str) -> String {
         format!("{param}::{ty}")
+    }
+
+    async fn fetch_records(
+        query: Query<Self>,
+        conn: &mut Conn<Self>,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<VideoRecord>, StoreError> {
+        let (sql, args) = query.into_parts()?;
+        let rows: Vec<VideoArrayRow> = sqlx::query_as_with(sql, args).fetch_all(conn).await?;
+        rows.into_iter().map(|r| r.into_record(now)).collect()
+    }
+
+    async fn fetch_analytics(
+        sql: &str,
+        bind: impl FnOnce(Query<Self>) -> Query<Self> + Send,
+        conn: &mut Conn<Self>,
+    ) -> Result<Vec<AnalyticsRow>, StoreError> {
+        let rows: Vec<AggRow> = bind(Self::query(AssertSqlSafe(sql.to_owned())))
+            .fetch_all(conn)
+            .await?;
+        rows.into_iter().map(AnalyticsRow::try_from).collect()
     }
 
     fn bind_scope(query: Query<Self>, scope: &Scope) -> Query<Self> {
@@ -132,36 +117,5 @@ impl Dialect for Postgres {
             .execute(conn)
             .await?;
         Ok(())
-    }
-
-    fn add<'t, T: Bind<'t>>(
-        args: &mut sqlx::postgres::PgArguments,
-        value: T,
-    ) -> Result<(), sqlx::error::BoxDynError> {
-        sqlx::Arguments::add(args, value)
-    }
-
-    async fn execute(query: Query<Self>, conn: &mut Conn<Self>) -> Result<u64, StoreError> {
-        let (sql, args) = query.into_parts()?;
-        Ok(sqlx::query_with(sql, args)
-            .execute(conn)
-            .await?
-            .rows_affected())
-    }
-
-    async fn fetch_all<R: Record>(
-        query: Query<Self>,
-        conn: &mut Conn<Self>,
-    ) -> Result<Vec<R>, StoreError> {
-        let (sql, args) = query.into_parts()?;
-        Ok(sqlx::query_as_with(sql, args).fetch_all(conn).await?)
-    }
-
-    async fn fetch_optional<R: Record>(
-        query: Query<Self>,
-        conn: &mut Conn<Self>,
-    ) -> Result<Option<R>, StoreError> {
-        let (sql, args) = query.into_parts()?;
-        Ok(sqlx::query_as_with(sql, args).fetch_optional(conn).await?)
     }
 }
