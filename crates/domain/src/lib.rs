@@ -9,6 +9,7 @@ pub mod clock;
 pub mod identity;
 pub mod ids;
 pub mod metrics;
+pub mod names;
 pub mod patch;
 pub mod plan;
 pub mod platform;
