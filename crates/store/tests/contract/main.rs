@@ -11,6 +11,7 @@ mod orgs;
 mod records;
 mod refresh;
 mod usage;
+mod users;
 mod videos;
 mod visibility;
 
