@@ -7,6 +7,7 @@ mod analytics;
 mod creators;
 mod credits;
 mod housekeeping;
+mod invites;
 mod orgs;
 mod records;
 mod refresh;
