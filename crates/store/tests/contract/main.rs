@@ -9,6 +9,7 @@ mod creators;
 mod credits;
 mod housekeeping;
 mod invites;
+mod ops;
 mod orgs;
 mod records;
 mod refresh;
