@@ -440,7 +440,10 @@ async fn a_bloggers_tags_are_set_on_its_videos_and_unset(
             .unwrap(),
         SetTags::UnknownTags(vec![theirs.id, unknown])
     );
-    assert_eq!(store.bloggers(a).await.unwrap()[1].tags, [autumn.clone()]);
+    assert_eq!(
+        store.bloggers(a).await.unwrap()[1].tags,
+        std::slice::from_ref(&autumn)
+    );
     assert_eq!(video_tags(&store, a, 1).await, ["autumn"]);
     // Another organization's blogger, or an unknown one.
     for (o, id) in [(b, mira), (b, ann), (a, Uuid::new_v4())] {

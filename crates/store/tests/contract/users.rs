@@ -562,7 +562,10 @@ async fn api_keys_are_listed_newest_first_and_revoked_once_by_their_organization
         store.list_api_keys(a).await.unwrap(),
         [new.clone(), old.clone()]
     );
-    assert_eq!(store.list_api_keys(b).await.unwrap(), [theirs.clone()]);
+    assert_eq!(
+        store.list_api_keys(b).await.unwrap(),
+        std::slice::from_ref(&theirs)
+    );
     assert!(store.list_api_keys(OrgId::new()).await.unwrap().is_empty());
 
     // Another organization's key, or an unknown one, is not revoked from here.
