@@ -4,13 +4,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod analytics;
+mod bloggers;
 mod creators;
 mod credits;
 mod housekeeping;
+mod invites;
+mod ops;
 mod orgs;
 mod records;
 mod refresh;
 mod usage;
+mod users;
 mod videos;
 mod visibility;
 

@@ -1,6 +1,7 @@
 use rstest::rstest;
+use vidpulse_domain::identity::Role;
 use vidpulse_domain::{OrgId, Plan};
-use vidpulse_store::{Backend, NewApiKey, NewOrganization, StoreError};
+use vidpulse_store::{Backend, Membership, NewApiKey, NewOrganization, StoreError};
 
 use crate::{org, store, t0};
 
@@ -48,17 +49,51 @@ async fn owner_email_may_own_several_organizations(
     #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
 ) {
     let (_db, store) = store(backend).await;
-    for name in ["One", "Two"] {
-        store
+    let mut orgs = Vec::new();
+    for (name, email) in [("Two", "Owner@Example.com"), ("One", " owner@example.COM")] {
+        let o = store
             .create_organization(NewOrganization {
                 name: name.into(),
                 plan: Plan::Pro,
-                owner_email: Some("Owner@Example.com".into()),
+                owner_email: Some(email.into()),
                 owner_subject: Some("local|abc".into()),
                 now: t0(),
             })
             .await
             .unwrap();
+        orgs.push(o.id);
+    }
+    // One user (the address as first written) owns both, listed by name.
+    let owner = store
+        .user_for_identity("local|abc", "owner@example.com", t0())
+        .await
+        .unwrap();
+    assert_eq!(
+        (owner.subject.as_deref(), owner.email.as_str()),
+        (Some("local|abc"), "Owner@Example.com")
+    );
+    assert_eq!(
+        store.memberships(owner.id).await.unwrap(),
+        [
+            Membership {
+                organization_id: orgs[1],
+                name: "One".into(),
+                role: Role::Owner,
+            },
+            Membership {
+                organization_id: orgs[0],
+                name: "Two".into(),
+                role: Role::Owner,
+            },
+        ]
+    );
+    for id in orgs {
+        let members = store.members(id).await.unwrap();
+        assert_eq!(members.len(), 1);
+        assert_eq!(
+            (members[0].user_id, members[0].role),
+            (owner.id, Role::Owner)
+        );
     }
 }
 

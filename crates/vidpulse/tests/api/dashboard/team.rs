@@ -1,0 +1,246 @@
+//! The team: organization settings, the user's language, members and their
+//! removal.
+
+use rstest::rstest;
+use serde_json::json;
+use vidpulse_domain::Clock;
+use vidpulse_store::Backend;
+
+use super::{call, member, register};
+use crate::helpers::{TestApp, assert_nested_error};
+
+#[rstest]
+#[tokio::test]
+async fn team_settings_language_and_roles(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    use reqwest::Method;
+    use vidpulse_domain::identity::Role;
+    let app = TestApp::spawn(backend).await;
+    let (admin, admin_id) = member(&app, "zed-admin@example.com").await;
+    let (editor, editor_id) = member(&app, "Bea@example.com").await;
+    let (viewer, viewer_id) = member(&app, "al@example.com").await;
+    let (outsider, _) = member(&app, "out@example.com").await;
+    let a = register(&app, &admin, &json!({"name": "Acme"})).await;
+    let org = a.body["data"]["organization_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let org_id = vidpulse_domain::OrgId(org.parse().unwrap());
+    let now = app.clock.now();
+    assert!(
+        app.store
+            .add_member(org_id, editor_id, Role::Editor, now)
+            .await
+            .unwrap()
+    );
+    assert!(
+        app.store
+            .add_member(org_id, viewer_id, Role::Viewer, now)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !app.store
+            .add_member(org_id, viewer_id, Role::Admin, now)
+            .await
+            .unwrap()
+    );
+
+    // Settings: any member; the header is required and checked.
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/settings",
+        &viewer,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(
+        a.body["data"],
+        json!({"id": org, "name": "Acme", "logo_url": null, "currency": "USD"})
+    );
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/settings",
+        &viewer,
+        None,
+        None,
+    )
+    .await;
+    assert_nested_error(&a, 400, "VALIDATION_ERROR");
+    assert_eq!(a.body["error"]["field"], "X-Organization-ID");
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/settings",
+        &viewer,
+        Some("nope"),
+        None,
+    )
+    .await;
+    assert_nested_error(&a, 400, "VALIDATION_ERROR");
+    // Another organization's id answers like an unknown one.
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/settings",
+        &outsider,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+    let unknown = uuid::Uuid::new_v4().to_string();
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/settings",
+        &admin,
+        Some(&unknown),
+        None,
+    )
+    .await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+
+    // Members sorted by e-mail, case-insensitively.
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/team/members",
+        &viewer,
+        Some(&org),
+        None,
+    )
+    .await;
+    let emails: Vec<&str> = a.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["email"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        emails,
+        ["al@example.com", "Bea@example.com", "zed-admin@example.com"]
+    );
+    assert_eq!(a.body["data"][0]["id"], viewer_id.0.to_string());
+
+    // Language: per user, validated.
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/user/language",
+        &viewer,
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(a.body["data"], json!({"language": "en"}));
+    let a = call(
+        &app,
+        Method::PUT,
+        "/organizations/user/language",
+        &viewer,
+        None,
+        Some(&json!({"language": "pt-BR"})),
+    )
+    .await;
+    assert_eq!(a.body["data"], json!({"language": "pt-BR"}), "{}", a.body);
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/user/language",
+        &viewer,
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(a.body["data"]["language"], "pt-BR");
+    for bad in [
+        json!({}),
+        json!({"language": 3}),
+        json!({"language": "english!"}),
+    ] {
+        let a = call(
+            &app,
+            Method::PUT,
+            "/organizations/user/language",
+            &viewer,
+            None,
+            Some(&bad),
+        )
+        .await;
+        assert_nested_error(&a, 400, "VALIDATION_ERROR");
+        assert_eq!(a.body["error"]["field"], "language");
+    }
+
+    // Removal: admins only, not yourself, not the last admin.
+    let remove = |t: &str, id: &str| {
+        let body = json!({"user_id": id});
+        let (app, org, t) = (&app, org.clone(), t.to_owned());
+        async move {
+            call(
+                app,
+                Method::POST,
+                "/organizations/team/members/remove",
+                &t,
+                Some(&org),
+                Some(&body),
+            )
+            .await
+        }
+    };
+    let a = remove(&editor, &viewer_id.0.to_string()).await;
+    assert_nested_error(&a, 403, "INSUFFICIENT_PERMISSIONS");
+    let a = remove(&admin, &admin_id.0.to_string()).await;
+    assert_nested_error(&a, 400, "VALIDATION_ERROR");
+    let a = remove(&admin, &uuid::Uuid::new_v4().to_string()).await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+    let a = remove(&admin, "not-a-uuid").await;
+    assert_nested_error(&a, 400, "VALIDATION_ERROR");
+    let a = remove(&admin, &viewer_id.0.to_string()).await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    let a = call(
+        &app,
+        Method::GET,
+        "/organizations/settings",
+        &viewer,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+    // Promote the editor to admin, who then cannot remove the last other admin
+    // after that one is gone: the store refuses to empty the admins.
+    app.store.remove_member(org_id, editor_id).await.unwrap();
+    assert!(
+        app.store
+            .add_member(org_id, editor_id, Role::Admin, now)
+            .await
+            .unwrap()
+    );
+    let a = remove(&editor, &admin_id.0.to_string()).await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(
+        app.store.remove_member(org_id, editor_id).await.unwrap(),
+        vidpulse_store::RemoveMember::LastAdmin
+    );
+    // An owner cannot remove the only admin either: the organization keeps
+    // a member whose role is admin.
+    let (owner, owner_id) = member(&app, "own@example.com").await;
+    assert!(
+        app.store
+            .add_member(org_id, owner_id, Role::Owner, now)
+            .await
+            .unwrap()
+    );
+    let a = remove(&owner, &editor_id.0.to_string()).await;
+    assert_nested_error(&a, 409, "LAST_ADMIN");
+    assert_eq!(
+        app.store.membership_role(editor_id, org_id).await.unwrap(),
+        Some(Role::Admin)
+    );
+}
