@@ -79,6 +79,35 @@ pub struct DayClose {
     pub last: Metrics,
 }
 
+/// The daily closes of one video's readings: per UTC day, its first and
+/// last reading (`history` in time order, as a record holds it). This is the
+/// rule the store keeps `daily_closes` by.
+pub fn daily_closes(history: &[crate::Observation]) -> Vec<DayClose> {
+    let mut closes: BTreeMap<NaiveDate, DayClose> = BTreeMap::new();
+    for o in history {
+        let m = Metrics::of(&o.counters);
+        let day = o.captured_at.date_naive();
+        closes
+            .entry(day)
+            .and_modify(|c| c.last = m)
+            .or_insert(DayClose {
+                day,
+                first: m,
+                last: m,
+            });
+    }
+    closes.into_values().collect()
+}
+
+/// A video's increments on every day from its first close to its last
+/// ([`video_increments`] over its whole history).
+pub fn daily_increments(closes: &[DayClose]) -> Vec<(NaiveDate, Metrics)> {
+    match (closes.first(), closes.last()) {
+        (Some(first), Some(last)) => video_increments(closes, first.day, last.day),
+        _ => Vec::new(),
+    }
+}
+
 /// The gain of one video over `from..=to`: the close of the last day on or
 /// before `to` minus the baseline (the close before `from`, else the first
 /// observation on `from`, else 0). `None` when the video has no observation
@@ -322,6 +351,27 @@ mod tests {
             first: m(first),
             last: m(last),
         }
+    }
+
+    #[test]
+    fn a_history_closes_each_day_at_its_last_reading() {
+        use chrono::{TimeZone, Utc};
+        let at = |day: u32, hour: u32, views: i64| crate::Observation {
+            captured_at: Utc.with_ymd_and_hms(2026, 11, day, hour, 0, 0).unwrap(),
+            counters: Counters {
+                views: Some(views),
+                likes: Some(views / 10),
+                ..Counters::default()
+            },
+        };
+        let closes = daily_closes(&[at(2, 6, 10), at(2, 23, 30), at(4, 1, 70)]);
+        assert_eq!(closes, vec![close(2, 10, 30), close(4, 70, 70)]);
+        // Days without a reading have no increment.
+        assert_eq!(
+            daily_increments(&closes),
+            vec![(d(2), m(20)), (d(4), m(40))]
+        );
+        assert!(daily_increments(&[]).is_empty());
     }
 
     fn sum(incs: &[(NaiveDate, Metrics)]) -> Metrics {

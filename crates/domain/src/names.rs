@@ -216,7 +216,10 @@ mod tests {
     #[test]
     fn emails_fold_ascii_case_only() {
         let e = EmailAddress::parse("  Kate@A.Test ").unwrap();
-        assert_eq!((e.as_str(), e.key().as_str()), ("Kate@A.Test", "kate@a.test"));
+        assert_eq!(
+            (e.as_str(), e.key().as_str()),
+            ("Kate@A.Test", "kate@a.test")
+        );
         let kelvin = EmailAddress::parse("\u{212A}ate@a.test").unwrap();
         assert_ne!(kelvin.key(), e.key());
         assert_eq!(EmailAddress::parse("no-at"), Err(NameError::NotAnEmail));
@@ -226,7 +229,10 @@ mod tests {
     fn campaigns_clear_when_empty_and_refuse_other_characters() {
         assert_eq!(Campaign::parse("   "), Ok(None));
         assert_eq!(
-            Campaign::parse(" Summer 2026 (EU) | part:1 & 50% ").unwrap().unwrap().as_str(),
+            Campaign::parse(" Summer 2026 (EU) | part:1 & 50% ")
+                .unwrap()
+                .unwrap()
+                .as_str(),
             "Summer 2026 (EU) | part:1 & 50%"
         );
         assert_eq!(Campaign::parse("a,b"), Err(NameError::BadCharacter(',')));
