@@ -498,6 +498,7 @@ async fn run_cases(
             ms(*times.last().unwrap()),
         );
     }
+    run_reads(store, org, args.runs).await?;
     if args.explain {
         for case in all
             .iter()
@@ -505,6 +506,72 @@ async fn run_cases(
         {
             explain(url, org, case).await?;
         }
+    }
+    Ok(())
+}
+
+/// Times the single reads the by-id endpoints make, per call: a video's
+/// whole record (`video`, a first read) and its stamp alone (`record_stamp`,
+/// a read answered from kept bytes), over 200 videos spread through the
+/// listing, `runs` passes each after one warm-up pass.
+async fn run_reads(
+    store: &std::sync::Arc<dyn Store>,
+    org: OrgId,
+    runs: usize,
+) -> anyhow::Result<()> {
+    use vidpulse_store::{ListQuery, SortKey, SortOrder, VideoLookup};
+    let now = dataset_now();
+    let mut ids = Vec::new();
+    for page in 0..200 {
+        let listed = store
+            .list_videos(
+                org,
+                &ListQuery {
+                    platform: None,
+                    status: None,
+                    sort: SortKey::CreatedAt,
+                    order: SortOrder::Desc,
+                    limit: 1,
+                    offset: page * 37,
+                },
+                now,
+            )
+            .await?;
+        ids.extend(listed.items.into_iter().map(|v| v.video_id));
+    }
+    println!("\n| single read | calls | median µs | p95 µs | max µs |");
+    println!("|---|---:|---:|---:|---:|");
+    for stamp_only in [false, true] {
+        let mut times: Vec<StdDuration> = Vec::new();
+        for pass in 0..=runs {
+            for id in &ids {
+                let lookup = VideoLookup::Id(*id);
+                let t = Instant::now();
+                if stamp_only {
+                    store.record_stamp(org, &lookup).await?;
+                } else {
+                    store.video(org, &lookup, now).await?;
+                }
+                if pass > 0 {
+                    times.push(t.elapsed());
+                }
+            }
+        }
+        times.sort();
+        let us = |d: StdDuration| d.as_secs_f64() * 1e6;
+        let p95 = times[((times.len() * 95).div_ceil(100)).saturating_sub(1)];
+        println!(
+            "| {} | {} | {:.0} | {:.0} | {:.0} |",
+            if stamp_only {
+                "record_stamp"
+            } else {
+                "video (whole record)"
+            },
+            times.len(),
+            us(times[times.len() / 2]),
+            us(p95),
+            us(*times.last().unwrap()),
+        );
     }
     Ok(())
 }
