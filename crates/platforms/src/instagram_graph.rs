@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use serde_json::Value;
 use url::Url;
@@ -41,7 +42,7 @@ const NOT_RECENT: &str = "not among the owner's recent media";
 #[derive(Clone)]
 pub struct InstagramGraphConfig {
     /// User access token; never logged or put in error messages.
-    pub access_token: String,
+    pub access_token: SecretString,
     /// Our Instagram Business account id, the one the calls are made as.
     pub ig_user_id: String,
     /// Base address of the API with its version, ending with `/`.
@@ -54,7 +55,7 @@ pub struct InstagramGraphConfig {
 
 impl InstagramGraphConfig {
     /// The public API (v25.0), 10 s per attempt, 250 ms backoff.
-    pub fn new(access_token: impl Into<String>, ig_user_id: impl Into<String>) -> Self {
+    pub fn new(access_token: impl Into<SecretString>, ig_user_id: impl Into<String>) -> Self {
         Self {
             access_token: access_token.into(),
             ig_user_id: ig_user_id.into(),
@@ -69,19 +70,10 @@ impl InstagramGraphConfig {
 impl std::fmt::Debug for InstagramGraphConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("InstagramGraphConfig")
-            .field("access_token", &"[redacted]")
+            .field("access_token", &self.access_token)
             .field("ig_user_id", &self.ig_user_id)
             .field("base_url", &self.base_url.as_str())
             .finish_non_exhaustive()
-    }
-}
-
-/// A secret kept out of `Debug` output.
-struct Secret(String);
-
-impl std::fmt::Debug for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("[redacted]")
     }
 }
 
@@ -89,7 +81,7 @@ impl std::fmt::Debug for Secret {
 #[derive(Debug)]
 pub struct InstagramGraphSource {
     upstream: Upstream,
-    access_token: Secret,
+    access_token: SecretString,
     ig_user_id: String,
 }
 
@@ -205,14 +197,14 @@ impl InstagramGraphSource {
         })?;
         Ok(Self {
             upstream,
-            access_token: Secret(config.access_token),
+            access_token: config.access_token,
             ig_user_id: id,
         })
     }
 
     /// Removes the token from a message, as sent and as URL-encoded.
     fn redact(&self, message: String) -> String {
-        let token = self.access_token.0.as_str();
+        let token = self.access_token.expose_secret();
         if token.is_empty() {
             return message;
         }
@@ -300,7 +292,7 @@ impl InstagramGraphSource {
             let fields = format!("business_discovery.username({user}){{{PROFILE_FIELDS}{media}}}");
             let query = vec![
                 ("fields", fields),
-                ("access_token", self.access_token.0.clone()),
+                ("access_token", self.access_token.expose_secret().to_owned()),
             ];
             let call = Call::get(&self.ig_user_id, query, 1);
             let answer: Value = self
@@ -747,6 +739,9 @@ mod tests {
             .to_string();
         let encoded: String = url::form_urlencoded::byte_serialize(TOKEN.as_bytes()).collect();
         assert!(!e.contains(TOKEN) && !e.contains(&encoded), "{e}");
+        // Nor does Debug show it, the adapter's or its settings'.
+        let shown = format!("{offline:?} {:?}", InstagramGraphConfig::new(TOKEN, ME));
+        assert!(!shown.contains(TOKEN), "{shown}");
     }
 
     #[tokio::test]

@@ -15,6 +15,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Days, NaiveDate, Utc};
 use reqwest::Method;
 use reqwest::header::{AUTHORIZATION, HeaderValue};
+use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use url::Url;
@@ -50,7 +51,7 @@ pub struct TiktokResearchConfig {
     /// Client key of the research app.
     pub client_key: String,
     /// Client secret; never logged or put in error messages.
-    pub client_secret: String,
+    pub client_secret: SecretString,
     /// Base address of the API, ending with `/`.
     pub base_url: Url,
     /// Query requests per day (reset at midnight UTC).
@@ -63,7 +64,7 @@ pub struct TiktokResearchConfig {
 
 impl TiktokResearchConfig {
     /// The public API with 1,000 requests a day, 10 s per attempt, 250 ms backoff.
-    pub fn new(client_key: impl Into<String>, client_secret: impl Into<String>) -> Self {
+    pub fn new(client_key: impl Into<String>, client_secret: impl Into<SecretString>) -> Self {
         Self {
             client_key: client_key.into(),
             client_secret: client_secret.into(),
@@ -80,26 +81,17 @@ impl std::fmt::Debug for TiktokResearchConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TiktokResearchConfig")
             .field("client_key", &self.client_key)
-            .field("client_secret", &"[redacted]")
+            .field("client_secret", &self.client_secret)
             .field("base_url", &self.base_url.as_str())
             .field("daily_requests", &self.daily_requests)
             .finish_non_exhaustive()
     }
 }
 
-/// A secret kept out of `Debug` output.
-struct Secret(String);
-
-impl std::fmt::Debug for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("[redacted]")
-    }
-}
-
 /// A client access token and when to stop using it.
 #[derive(Debug)]
 struct Token {
-    value: Secret,
+    value: SecretString,
     refresh_at: Instant,
 }
 
@@ -108,7 +100,7 @@ struct Token {
 pub struct TiktokResearchSource {
     upstream: Upstream,
     client_key: String,
-    client_secret: Secret,
+    client_secret: SecretString,
     token: tokio::sync::Mutex<Option<Token>>,
 }
 
@@ -318,13 +310,13 @@ impl TiktokResearchSource {
         Ok(Self {
             upstream,
             client_key: config.client_key,
-            client_secret: Secret(config.client_secret),
+            client_secret: config.client_secret,
             token: tokio::sync::Mutex::new(None),
         })
     }
 
     fn redact(&self, message: String) -> String {
-        match self.client_secret.0.as_str() {
+        match self.client_secret.expose_secret() {
             "" => message,
             secret => message.replace(secret, "[redacted]"),
         }
@@ -336,16 +328,19 @@ impl TiktokResearchSource {
         let mut cached = self.token.lock().await;
         if let Some(t) = cached.as_ref()
             && t.refresh_at > Instant::now()
-            && stale != Some(t.value.0.as_str())
+            && stale != Some(t.value.expose_secret())
         {
-            return Ok(t.value.0.clone());
+            return Ok(t.value.expose_secret().to_owned());
         }
         *cached = None;
         let mut call = Call::get("v2/oauth/token/", Vec::new(), 0);
         call.method = Method::POST;
         call.form = Some(vec![
             ("client_key", self.client_key.clone()),
-            ("client_secret", self.client_secret.0.clone()),
+            (
+                "client_secret",
+                self.client_secret.expose_secret().to_owned(),
+            ),
             ("grant_type", "client_credentials".to_owned()),
         ]);
         let answer = match self.upstream.json::<Value>(call).await {
@@ -368,7 +363,7 @@ impl TiktokResearchSource {
         let margin = (lifetime / 10).min(300);
         let refresh_at = Instant::now() + Duration::from_secs(lifetime - margin);
         *cached = Some(Token {
-            value: Secret(token.to_owned()),
+            value: SecretString::from(token),
             refresh_at,
         });
         Ok(token.to_owned())
@@ -1022,6 +1017,12 @@ mod tests {
             .await
             .unwrap();
         assert!(matches!(got[0].1, ReadOutcome::Found(_)), "{got:?}");
+        // Debug shows neither the secret nor the token kept.
+        let shown = format!("{tt:?} {:?}", TiktokResearchConfig::new("ck", SECRET));
+        assert!(
+            !shown.contains(SECRET) && !shown.contains("clt.new"),
+            "{shown}"
+        );
 
         // Still refused after the renewal: permanent, and no third token.
         let (server, tt) = setup().await;

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use secrecy::{ExposeSecret, SecretString};
 use serde::Deserialize;
 use serde_json::Value;
 use url::Url;
@@ -39,7 +40,7 @@ const GONE_REASON: &str = "not found, deleted or private on YouTube";
 #[derive(Clone)]
 pub struct YoutubeConfig {
     /// The API key, sent as `key=`; never logged or put in error messages.
-    pub api_key: String,
+    pub api_key: SecretString,
     /// Base address of the API, ending with `/`.
     pub base_url: Url,
     /// Quota units per day (reset at midnight Pacific time).
@@ -52,7 +53,7 @@ pub struct YoutubeConfig {
 
 impl YoutubeConfig {
     /// The public API with 10,000 units a day, 10 s per attempt, 250 ms backoff.
-    pub fn new(api_key: impl Into<String>) -> Self {
+    pub fn new(api_key: impl Into<SecretString>) -> Self {
         Self {
             api_key: api_key.into(),
             base_url: Url::parse(DEFAULT_BASE_URL)
@@ -67,7 +68,7 @@ impl YoutubeConfig {
 impl std::fmt::Debug for YoutubeConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("YoutubeConfig")
-            .field("api_key", &"[redacted]")
+            .field("api_key", &self.api_key)
             .field("base_url", &self.base_url.as_str())
             .field("daily_quota", &self.daily_quota)
             .field("timeout", &self.timeout)
@@ -76,20 +77,11 @@ impl std::fmt::Debug for YoutubeConfig {
     }
 }
 
-/// A secret kept out of `Debug` output.
-struct Secret(String);
-
-impl std::fmt::Debug for Secret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("[redacted]")
-    }
-}
-
 /// The YouTube Data API v3 adapter.
 #[derive(Debug)]
 pub struct YoutubeSource {
     upstream: Upstream,
-    api_key: Secret,
+    api_key: SecretString,
 }
 
 // ---- wire shapes: every field optional, absent means unknown ----
@@ -281,7 +273,7 @@ impl YoutubeSource {
         })?;
         Ok(Self {
             upstream,
-            api_key: Secret(config.api_key),
+            api_key: config.api_key,
         })
     }
 
@@ -291,7 +283,7 @@ impl YoutubeSource {
         mut query: Vec<(&'static str, String)>,
         cost: u64,
     ) -> Result<ListPage, SourceError> {
-        query.push(("key", self.api_key.0.clone()));
+        query.push(("key", self.api_key.expose_secret().to_owned()));
         let call = Call::get(path, query, cost);
         self.upstream
             .json(call)
@@ -300,7 +292,7 @@ impl YoutubeSource {
     }
 
     fn redact(&self, message: String) -> String {
-        match self.api_key.0.as_str() {
+        match self.api_key.expose_secret() {
             "" => message,
             key => message.replace(key, "[redacted]"),
         }
@@ -825,6 +817,9 @@ mod tests {
             "{m}"
         );
         assert!(!m.contains(KEY));
+        // Nor does Debug show it, the adapter's or its settings'.
+        let shown = format!("{yt:?} {:?}", YoutubeConfig::new(KEY));
+        assert!(!shown.contains(KEY), "{shown}");
         // A network failure's message names the URL, key included: redacted.
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
