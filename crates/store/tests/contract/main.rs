@@ -8,6 +8,7 @@ mod creators;
 mod credits;
 mod housekeeping;
 mod orgs;
+mod record_stamps;
 mod records;
 mod refresh;
 mod usage;
