@@ -102,3 +102,6 @@ impl RecordCache {
         Some(kept)
     }
 }
+
+#[cfg(test)]
+mod tests;
