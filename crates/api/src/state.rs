@@ -14,8 +14,8 @@ use crate::dashboard::identity::{Identity, IdentityConfig};
 use crate::files::{FileStore, LocalFiles};
 use crate::mail::{MailConfig, Mailer};
 use crate::rate_limit::{RateLimitConfig, RateLimits};
+use crate::record_cache::RecordCache;
 use crate::usage::UsageRecorder;
-use crate::v1::record_cache::RecordCache;
 
 /// Settings of the HTTP layer.
 #[derive(Debug, Clone)]

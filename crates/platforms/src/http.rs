@@ -9,7 +9,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use chrono::{DateTime, Datelike, Duration as ChronoDuration, NaiveDate, TimeZone, Utc, Weekday};
+use chrono::{DateTime, Duration as ChronoDuration, NaiveDate, NaiveTime, TimeZone, Utc};
+use chrono_tz::America::Los_Angeles;
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use reqwest::header::HeaderMap;
 use reqwest::{Method, StatusCode};
@@ -86,41 +87,26 @@ impl QuotaReset {
     pub fn day_of(self, at: DateTime<Utc>) -> NaiveDate {
         match self {
             QuotaReset::UtcMidnight => at.date_naive(),
-            QuotaReset::PacificMidnight => (at + pacific_offset(at)).date_naive(),
+            QuotaReset::PacificMidnight => at.with_timezone(&Los_Angeles).date_naive(),
         }
     }
 
     /// The next reset after `at`.
     pub fn next_reset(self, at: DateTime<Utc>) -> DateTime<Utc> {
-        let next_day = self.day_of(at) + ChronoDuration::days(1);
-        let midnight = Utc.from_utc_datetime(&next_day.and_hms_opt(0, 0, 0).unwrap_or_default());
+        let day = self.day_of(at);
+        let midnight = day.succ_opt().unwrap_or(day).and_time(NaiveTime::MIN);
+        let utc_midnight = Utc.from_utc_datetime(&midnight);
         match self {
-            QuotaReset::UtcMidnight => midnight,
-            // Local midnight = UTC midnight minus the offset in force then.
-            QuotaReset::PacificMidnight => {
-                midnight - pacific_offset(midnight - ChronoDuration::hours(8))
-            }
+            QuotaReset::UtcMidnight => utc_midnight,
+            // Pacific time changes at 2:00, so its midnight always exists
+            // once; the fallback (standard time) is never taken.
+            QuotaReset::PacificMidnight => Los_Angeles
+                .from_local_datetime(&midnight)
+                .earliest()
+                .map_or(utc_midnight + ChronoDuration::hours(8), |t| {
+                    t.with_timezone(&Utc)
+                }),
         }
-    }
-}
-
-/// US Pacific offset from UTC at `at`: −7 h during daylight time (second
-/// Sunday of March 2:00 to first Sunday of November 2:00 local), else −8 h.
-fn pacific_offset(at: DateTime<Utc>) -> ChronoDuration {
-    let year = at.year();
-    let nth_sunday = |month: u32, n: u32| -> NaiveDate {
-        let first = NaiveDate::from_ymd_opt(year, month, 1).unwrap_or_default();
-        let to_sunday = (7 - first.weekday().num_days_from_sunday()) % 7;
-        first + ChronoDuration::days(i64::from(to_sunday + 7 * (n - 1)))
-    };
-    debug_assert_eq!(nth_sunday(3, 2).weekday(), Weekday::Sun);
-    // 2:00 PST = 10:00 UTC; 2:00 PDT = 9:00 UTC.
-    let starts = Utc.from_utc_datetime(&nth_sunday(3, 2).and_hms_opt(10, 0, 0).unwrap_or_default());
-    let ends = Utc.from_utc_datetime(&nth_sunday(11, 1).and_hms_opt(9, 0, 0).unwrap_or_default());
-    if at >= starts && at < ends {
-        ChronoDuration::hours(-7)
-    } else {
-        ChronoDuration::hours(-8)
     }
 }
 
@@ -656,38 +642,43 @@ mod tests {
 
     #[test]
     fn pacific_midnight() {
+        let utc = |mo, d, h, mi| Utc.with_ymd_and_hms(2026, mo, d, h, mi, 0).unwrap();
+        let day = |mo, d| NaiveDate::from_ymd_opt(2026, mo, d).unwrap();
+        let pacific = QuotaReset::PacificMidnight;
         // Winter: PST (UTC−8): midnight is 08:00 UTC.
-        let at = Utc.with_ymd_and_hms(2026, 1, 15, 7, 59, 0).unwrap();
-        assert_eq!(
-            QuotaReset::PacificMidnight.day_of(at),
-            NaiveDate::from_ymd_opt(2026, 1, 14).unwrap()
-        );
-        assert_eq!(
-            QuotaReset::PacificMidnight.next_reset(at),
-            Utc.with_ymd_and_hms(2026, 1, 15, 8, 0, 0).unwrap()
-        );
+        let at = utc(1, 15, 7, 59);
+        assert_eq!(pacific.day_of(at), day(1, 14));
+        assert_eq!(pacific.next_reset(at), utc(1, 15, 8, 0));
         // Summer: PDT (UTC−7): midnight is 07:00 UTC.
-        let at = Utc.with_ymd_and_hms(2026, 7, 1, 12, 0, 0).unwrap();
-        assert_eq!(
-            QuotaReset::PacificMidnight.next_reset(at),
-            Utc.with_ymd_and_hms(2026, 7, 2, 7, 0, 0).unwrap()
-        );
-        // DST boundaries of 2026: March 8 and November 1.
-        assert_eq!(
-            pacific_offset(Utc.with_ymd_and_hms(2026, 3, 8, 9, 59, 0).unwrap()),
-            ChronoDuration::hours(-8)
-        );
-        assert_eq!(
-            pacific_offset(Utc.with_ymd_and_hms(2026, 3, 8, 10, 0, 0).unwrap()),
-            ChronoDuration::hours(-7)
-        );
-        assert_eq!(
-            pacific_offset(Utc.with_ymd_and_hms(2026, 11, 1, 9, 0, 0).unwrap()),
-            ChronoDuration::hours(-8)
-        );
-        assert_eq!(
-            QuotaReset::UtcMidnight.next_reset(at),
-            Utc.with_ymd_and_hms(2026, 7, 2, 0, 0, 0).unwrap()
-        );
+        let at = utc(7, 1, 12, 0);
+        assert_eq!(pacific.next_reset(at), utc(7, 2, 7, 0));
+        assert_eq!(QuotaReset::UtcMidnight.next_reset(at), utc(7, 2, 0, 0));
+        // DST starts on March 8, 2026 at 2:00 PST (10:00 UTC): that day
+        // begins at 08:00 UTC and lasts 23 hours.
+        assert_eq!(pacific.day_of(utc(3, 8, 7, 59)), day(3, 7));
+        assert_eq!(pacific.next_reset(utc(3, 8, 7, 59)), utc(3, 8, 8, 0));
+        for at in [
+            utc(3, 8, 8, 0),
+            utc(3, 8, 9, 59),
+            utc(3, 8, 10, 0),
+            utc(3, 9, 6, 59),
+        ] {
+            assert_eq!(pacific.day_of(at), day(3, 8), "{at}");
+            assert_eq!(pacific.next_reset(at), utc(3, 9, 7, 0), "{at}");
+        }
+        // DST ends on November 1, 2026 at 2:00 PDT (09:00 UTC): that day
+        // begins at 07:00 UTC and lasts 25 hours (1:30 comes twice).
+        assert_eq!(pacific.day_of(utc(11, 1, 6, 59)), day(10, 31));
+        assert_eq!(pacific.next_reset(utc(11, 1, 6, 59)), utc(11, 1, 7, 0));
+        for at in [
+            utc(11, 1, 7, 0),
+            utc(11, 1, 8, 30),
+            utc(11, 1, 9, 30),
+            utc(11, 2, 7, 59),
+        ] {
+            assert_eq!(pacific.day_of(at), day(11, 1), "{at}");
+            assert_eq!(pacific.next_reset(at), utc(11, 2, 8, 0), "{at}");
+        }
+        assert_eq!(pacific.day_of(utc(11, 2, 8, 0)), day(11, 2));
     }
 }

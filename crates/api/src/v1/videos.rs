@@ -27,10 +27,10 @@ use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, TrackSummary, ok};
 use crate::error::{ApiError, ErrorCode, ErrorForm};
 use crate::extract::{JsonBody, PathParam, QueryParams};
-use crate::gzip::{self, Part, accepts_gzip};
 use crate::middleware::{RequestContext, flat_errors};
+use crate::record_cache::gzip::{self, Part, accepts_gzip};
+use crate::record_cache::{ANSWER_OPENING, KeptAnswer};
 use crate::state::AppState;
-use crate::v1::record_cache::{ANSWER_OPENING, KeptAnswer};
 use crate::v1::stats_map::StatsMap;
 
 /// Most URLs in one track request.

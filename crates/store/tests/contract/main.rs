@@ -11,6 +11,7 @@ mod housekeeping;
 mod invites;
 mod ops;
 mod orgs;
+mod record_stamps;
 mod records;
 mod refresh;
 mod usage;

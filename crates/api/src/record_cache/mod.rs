@@ -1,13 +1,15 @@
-//! Single video answers as recently given, kept compressed.
+//! The record cache: single video answers as recently given, kept
+//! compressed, and the splice that sends them ([`gzip`]).
 //!
 //! A single video read is mostly its history (`stats`: up to 1,650 entries,
 //! some 45 KB), and a record changes only when a reading lands or someone
 //! edits it. So each API node keeps the answers it gave, compressed, under
 //! the record's [`RecordStamp`]; a read asks the database for the stamp
 //! alone (one small row) and answers from here when it is unchanged,
-//! splicing this answer's `meta` onto the kept bytes ([`crate::gzip`]).
+//! splicing this answer's `meta` onto the kept bytes ([`gzip`]).
 //! The database stays the judge of whether an entry is current, so nodes
-//! never disagree.
+//! never disagree. The store's contract suite (`record_stamps.rs`) checks
+//! that every column a record shows moves its stamp.
 
 use std::sync::Arc;
 
@@ -16,7 +18,9 @@ use moka::sync::Cache;
 use vidpulse_domain::OrgId;
 use vidpulse_store::{RecordStamp, VideoLookup};
 
-use crate::gzip::Deflated;
+use gzip::Deflated;
+
+pub mod gzip;
 
 /// Which read an entry answers: the organization and its lookup.
 type Key = (OrgId, VideoLookup);
@@ -98,3 +102,6 @@ impl RecordCache {
         Some(kept)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,4 +1,5 @@
-//! Answers assembled from parts, some compressed ahead of time.
+//! Answers assembled from parts, some compressed ahead of time: how the
+//! record cache's kept answers go out with each request's own `meta`.
 //!
 //! A deflate stream is a sequence of blocks. A compressor flushed with a
 //! sync flush stops on a byte boundary with no block marked final, and a
