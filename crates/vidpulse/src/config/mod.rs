@@ -13,6 +13,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod admin;
 mod live;
+#[cfg(test)]
+mod reference;
 mod runtime;
 mod secrets;
 mod serve;
