@@ -1,4 +1,4 @@
-//! TikTok through the Research API (upstreams/README.md §3a), for operators
+//! TikTok through the Research API (docs/platforms.md), for operators
 //! who hold approved research access: video counters by id, creator profiles
 //! and backfill by username, and keyword trend search.
 //!
@@ -178,7 +178,7 @@ impl Video {
             _ => return Err(bad("bad id".to_owned())),
         };
         // The one place where an absent counter means 0: the Research API
-        // omits zero counters on the videos it returns (README §3a, seen in a
+        // omits zero counters on the videos it returns (docs/platforms.md, seen in a
         // real captured response). Every other adapter maps absent to `None`.
         let zero_if_absent = |n: &Option<Number>| match n {
             Some(n) => n.as_i64().map(Some),
@@ -254,7 +254,7 @@ fn days_before(d: NaiveDate, n: u64) -> NaiveDate {
     d.checked_sub_days(Days::new(n)).unwrap_or(NaiveDate::MIN)
 }
 
-/// The UTC day a video id was created: `id >> 32` is its Unix time (README §1).
+/// The UTC day a video id was created: `id >> 32` is its Unix time (docs/platforms.md).
 fn id_day(id: u64) -> NaiveDate {
     let secs = i64::try_from(id >> 32).unwrap_or(0);
     DateTime::from_timestamp(secs, 0)
@@ -437,7 +437,7 @@ impl TiktokResearchSource {
         let message: String = self.redact(text("/error/message").chars().take(300).collect());
         let detail = format!("HTTP {status} {code}: {message}");
         match (code, user) {
-            // Unverified shape (README §8): an unknown user is taken to be
+            // Undocumented by TikTok (docs/platforms.md): an unknown user is taken to be
             // `invalid_params` or a 404.
             (_, Some(user)) if code == "invalid_params" || status == 404 => {
                 SourceError::NotFound(format!("no TikTok account @{user} ({detail})"))

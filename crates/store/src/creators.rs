@@ -8,7 +8,7 @@ use vidpulse_domain::{ApiKeyId, OrgId, Platform, VideoRef};
 
 use crate::StoreError;
 
-/// State of a creator-track job (spec: Creator track job).
+/// State of a creator-track job (docs/api.md, "Creators").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobStatus {
     /// Waiting for a worker.

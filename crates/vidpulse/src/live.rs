@@ -1,5 +1,5 @@
 //! The live platform source, built from the settings (`--upstream live`):
-//! which adapter serves each platform and operation (upstreams/README.md §7).
+//! which adapter serves each platform and operation (docs/platforms.md).
 //!
 //! | platform  | videos                      | creators                          | trends              |
 //! |-----------|-----------------------------|-----------------------------------|---------------------|

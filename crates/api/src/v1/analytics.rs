@@ -1,5 +1,5 @@
-//! Campaign analytics (spec: public-api-v1.md, GET /v1/analytics/metrics/totals
-//! and /increments; SEMANTICS.md, "Statistics time series" and "Grouping keys").
+//! Campaign analytics (GET /v1/analytics/metrics/totals
+//! and /increments; the rules and group keys: docs/api.md, "Analytics").
 //!
 //! Paid plans; 1 credit per successful call. The database aggregates; this
 //! module parses the request and shapes the groups.
