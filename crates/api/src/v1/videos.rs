@@ -696,7 +696,7 @@ async fn by_external_id(
     read_video(&app, &ctx, &auth, &headers, VideoLookup::ExternalId(id)).await
 }
 
-/// Editable metadata (see the spec's PATCH table for the rules).
+/// Editable metadata; only the fields sent are written.
 #[derive(Debug, ToSchema)]
 #[allow(dead_code, reason = "documents the body that the domain validates")]
 pub struct PatchRequest {
