@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes a deterministic statistics import file (CONTRACT.md, "Statistics
-import file") for timing `vidpulse admin import-stats`.
+"""Writes a deterministic statistics import file (docs/operations.md, "Importing
+history") for timing `vidpulse admin import-stats`.
 
     scripts/gen-import-csv.py ROWS > import.csv
 

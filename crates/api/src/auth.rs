@@ -2,7 +2,7 @@
 //!
 //! `Authorization: Bearer <key>`. The key's clear prefix finds its row; its
 //! SHA-256 is compared in constant time. Verified keys are cached briefly
-//! (DESIGN.md: the hot read path costs one database query), so a revoked key
+//! (so the hot read path costs one database query), so a revoked key
 //! stops working within [`crate::ApiConfig::key_cache_ttl`].
 
 use std::time::Duration;

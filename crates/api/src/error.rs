@@ -3,7 +3,7 @@
 //! A handler or extractor returns [`ApiError`]; its `IntoResponse` only logs
 //! an internal cause and records the error in the response's extensions. The
 //! request middleware ([`crate::middleware`]) then renders it in the envelope
-//! the endpoint uses (flat or nested, SEMANTICS.md "Errors") with the request id.
+//! the endpoint uses (flat or nested, docs/api.md "Envelopes") with the request id.
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};

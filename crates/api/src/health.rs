@@ -1,4 +1,4 @@
-//! Liveness and readiness (CONTRACT.md, Health).
+//! Liveness and readiness (docs/operations.md, "Health").
 
 use axum::Json;
 use axum::extract::State;

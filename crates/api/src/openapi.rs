@@ -81,7 +81,7 @@ pub struct NestedErrorDetail {
     pub upgrade_url: Option<String>,
 }
 
-/// The flat error body some public reads answer with (SEMANTICS.md, Errors).
+/// The flat error body of the video listing, the usage report and the video reads' 404.
 #[derive(utoipa::ToSchema)]
 #[allow(dead_code)]
 pub struct FlatError {

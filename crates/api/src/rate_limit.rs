@@ -1,4 +1,4 @@
-//! Per-API-key rate limits (spec: public-api-v1.md, Limits): GCRA, kept in
+//! Per-API-key rate limits (docs/api.md, "Rate limits"): GCRA, kept in
 //! the process by governor, or shared by every API node through Redis when
 //! `VIDPULSE_REDIS_URL` is set (one Lua script per check, on the Redis
 //! server's clock, so nodes with skewed clocks agree).

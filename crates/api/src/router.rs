@@ -16,7 +16,7 @@ use crate::openapi::ApiDoc;
 use crate::state::AppState;
 use crate::{dashboard, health, metrics, middleware, v1};
 
-/// Largest request body accepted (SEMANTICS.md, Errors).
+/// Largest request body accepted; larger answers 413 `PAYLOAD_TOO_LARGE`.
 pub const BODY_LIMIT: usize = 1024 * 1024;
 
 /// The application's router, ready to serve.

@@ -1,5 +1,5 @@
 //! Request counting: aggregated in memory per organization, day and key,
-//! and added to the store in batches (DESIGN.md: per-request bookkeeping is
+//! and added to the store in batches (per-request bookkeeping stays off the hot path: it is
 //! flushed every few seconds and on shutdown). A failed flush keeps its
 //! counts for the next one.
 

@@ -1,5 +1,5 @@
-//! Campaign analytics: the exact rules of SEMANTICS.md ("Statistics time
-//! series", "Grouping keys") as pure functions over one video's daily closes,
+//! Campaign analytics: the exact rules of docs/api.md ("Analytics": the
+//! rules and the groups) as pure functions over one video's daily closes,
 //! and the query an analytics request asks.
 //!
 //! The store aggregates in the database with the same rules; these functions
@@ -193,7 +193,7 @@ impl GroupBy {
         Self::ALL.into_iter().find(|g| g.as_str() == s)
     }
 
-    /// The group key and label of a video (SEMANTICS.md, "Grouping keys");
+    /// The group key and label of a video (docs/api.md, "Groups");
     /// `None` for [`GroupBy::None`].
     pub fn key_of(
         self,

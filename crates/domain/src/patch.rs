@@ -1,8 +1,8 @@
 //! Validation of editable video metadata (PATCH /v1/videos/by-external-id).
 //!
-//! Spec: public-api-v1.md, PATCH /v1/videos/by-external-id/{external_video_id}.
+//! The rules: docs/api.md, "Videos" (PATCH).
 //! The body arrives as raw JSON so that "absent", `null` and `""` stay
-//! distinguishable and unknown fields can be refused (SEMANTICS.md, Errors).
+//! distinguishable and unknown fields can be refused (400 naming the field).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -155,7 +155,7 @@ impl VideoPatch {
     }
 
     /// The stored column names this patch writes, in a stable order
-    /// (the campaign column is reported as `campaign_tag`, as the spec says).
+    /// (the campaign column is reported as `campaign_tag`, as clients expect).
     pub fn written_columns(&self) -> Vec<&'static str> {
         let mut cols = Vec::new();
         if self.notes.is_some() {

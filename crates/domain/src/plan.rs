@@ -1,6 +1,6 @@
 //! Plans and the limits that come with them.
 //!
-//! Defaults from SEMANTICS.md ("Video tracking") and the spec's Limits table;
+//! Defaults as docs/api.md ("Plans, quotas and credits") lists them;
 //! an operator can override the video quota and creator cap per organization.
 
 use std::fmt;

@@ -1,6 +1,6 @@
 //! When a tracked video is read next.
 //!
-//! DESIGN.md, "Refreshing statistics": every 15 minutes for the first 24 hours
+//! By default every 15 minutes for the first 24 hours
 //! of tracking, hourly until day 7, every 6 hours until day 30, then stop.
 
 use chrono::{DateTime, Duration, Utc};

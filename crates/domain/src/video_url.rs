@@ -5,8 +5,7 @@
 //! port, so a [`ShortLink`] it returns is safe to fetch. [`is_platform_host`]
 //! tells the short-link resolver where a redirect may land.
 //!
-//! Spec: public-api-v1.md, POST /v1/videos/track (accepted URL shapes);
-//! upstreams/README.md §1 (URL shapes and id extraction).
+//! The accepted shapes and ids: docs/platforms.md, "Video URLs and ids".
 
 use url::{Host, Url};
 

@@ -1,5 +1,5 @@
 //! The live source: routes each platform and operation to the adapter the
-//! operator chose (upstreams/README.md §7): YouTube through the Data API,
+//! operator chose (docs/platforms.md): YouTube through the Data API,
 //! TikTok through yt-dlp or the Research API, Instagram reels through yt-dlp
 //! and Instagram creators through the Graph API. A route without an adapter
 //! answers [`SourceError::Unsupported`] with the reason, so the service keeps

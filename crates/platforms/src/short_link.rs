@@ -8,8 +8,8 @@
 //! a hop only to that platform's hosts ([`is_platform_host`]: never an IP
 //! address, credentials or an explicit port); bound the hop count and the
 //! total time. The HTTP exchange sits behind [`HopFetcher`], so the policy is
-//! tested without a network. DESIGN.md: "No request path reaches an arbitrary
-//! host"; upstreams/README.md §1 for how the platforms redirect.
+//! tested without a network. No request path reaches an arbitrary host;
+//! docs/platforms.md for how the platforms redirect.
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -101,7 +101,7 @@ pub struct ShortLinkConfig {
     pub timeout: Duration,
     /// Most redirects followed.
     pub max_hops: usize,
-    /// User-Agent sent (TikTok only redirects some agents, see upstreams §1).
+    /// User-Agent sent (TikTok only redirects some agents, see docs/platforms.md).
     pub user_agent: String,
 }
 

@@ -105,7 +105,7 @@ pub struct ChannelVideo {
     pub title: Option<String>,
 }
 
-/// A trend search (spec: GET /v1/trends/search).
+/// A trend search (GET /v1/trends/search).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TrendQuery {
     /// The keyword.

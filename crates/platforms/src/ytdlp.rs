@@ -1,5 +1,5 @@
 //! The yt-dlp adapter: video statistics of TikTok, YouTube and Instagram read
-//! by running [yt-dlp](https://github.com/yt-dlp/yt-dlp) (upstreams/README.md §5, §7).
+//! by running [yt-dlp](https://github.com/yt-dlp/yt-dlp) (docs/platforms.md).
 //!
 //! It covers reading videos by id on all three platforms, resolving TikTok and
 //! YouTube creators and listing their recent videos. It has no keyword search
@@ -279,7 +279,7 @@ impl Inner {
         let mut extra = vec!["-j", "--skip-download", "--no-playlist"];
         if platform == Platform::Instagram {
             // Keeps the metadata of image posts; it would also hide YouTube's
-            // "Video unavailable", hence Instagram only (README §5).
+            // "Video unavailable", hence Instagram only.
             extra.push("--ignore-no-formats-error");
         }
         let out = match self.run(self.args(&extra, &url)).await {
@@ -438,7 +438,7 @@ impl Source for YtDlpSource {
     }
 }
 
-// Patterns matched in the lowercased message, `|`-separated (README §5).
+// Patterns matched in the lowercased message, `|`-separated (yt-dlp's `ERROR:` lines).
 /// YouTube: gone for good (YouTube's messages are reliable).
 const YOUTUBE_GONE: &str = "video unavailable|removed by the uploader|private video|\
     this video has been removed|account associated with this video has been terminated";
@@ -458,7 +458,7 @@ fn matches_any(lower: &str, patterns: &str) -> bool {
     patterns.split('|').any(|p| lower.contains(p))
 }
 
-/// Classifies a yt-dlp exit other than 0 for one video (README §5).
+/// Classifies a yt-dlp exit other than 0 for one video (docs/platforms.md).
 fn classify_video_error(platform: Platform, code: Option<i32>, message: &str) -> ReadOutcome {
     let lower = message.to_ascii_lowercase();
     let has = |patterns| matches_any(&lower, patterns);
@@ -522,7 +522,7 @@ fn parse_object(bytes: &[u8]) -> Option<Map<String, Value>> {
     }
 }
 
-/// Maps one video's JSON (README §5, §6); `requested` is the URL asked for.
+/// Maps one video's JSON (docs/platforms.md, "What each source gives"); `requested` is the URL asked for.
 fn snapshot(platform: Platform, obj: &Map<String, Value>, requested: String) -> VideoSnapshot {
     let tiktok = platform == Platform::TikTok;
     let title = || text(obj, "title").or_else(|| text(obj, "description"));

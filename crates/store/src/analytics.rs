@@ -1,6 +1,6 @@
 //! Campaign analytics, aggregated in the database from `daily_closes` with
-//! the rules of `vidpulse_domain::analytics` (SEMANTICS.md, "Statistics time
-//! series"). One SQL text serves both backends: `Dialect` spells the few
+//! the rules of `vidpulse_domain::analytics` (docs/api.md,
+//! "Analytics"). One SQL text serves both backends: `Dialect` spells the few
 //! functions that differ. An organization sees the days of its own tracking
 //! window of each video.
 
@@ -52,7 +52,7 @@ pub struct DayIncrement {
     pub published_at: Option<DateTime<Utc>>,
     /// When the organization started tracking it.
     pub created_at: DateTime<Utc>,
-    /// The increments of the day (SEMANTICS.md rule).
+    /// The increments of the day (the increments rule).
     pub metrics: Metrics,
 }
 

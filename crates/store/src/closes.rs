@@ -3,7 +3,7 @@
 //! SQLite every statement is a hop to sqlx's worker thread, which is most of
 //! an import's time).
 //!
-//! What an organization sees of a video (README, "What an organization
+//! What an organization sees of a video (docs/api.md, "What an organization
 //! sees"): the platform's readings (`observations`, shared) from its own
 //! tracking start on, plus the readings it imported itself
 //! (`imported_observations`). Daily closes are kept per organization over

@@ -18,7 +18,7 @@ use crate::rows::{
 use crate::sql::{Dialect, SqlStore, Tx};
 use crate::videos::{QuotaPolicy, TrackBatch, TrackOutcome, track_in, videos_in_use};
 
-/// State of a creator-track job (spec: Creator track job).
+/// State of a creator-track job (docs/api.md, "Creators").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobStatus {
     /// Waiting for a worker.

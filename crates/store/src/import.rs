@@ -1,5 +1,5 @@
-//! Importing historical statistics (`vidpulse admin import-stats`, CONTRACT.md
-//! "Statistics import file"): all rows in one transaction, idempotent.
+//! Importing historical statistics (`vidpulse admin import-stats`, docs/operations.md,
+//! "Importing history"): all rows in one transaction, idempotent.
 
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, Utc};

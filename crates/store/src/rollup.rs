@@ -1,5 +1,5 @@
 //! The analytics rollup: per organization, day and cell, the sums that make
-//! totals and increments (SEMANTICS.md, "Statistics time series") add up
+//! totals and increments (docs/api.md, "The rules") add up
 //! without reading every daily close. Migration `0003_analytics_rollup`
 //! documents the columns.
 //!

@@ -1,5 +1,5 @@
 //! The live platform source, built from the settings (`--upstream live`):
-//! which adapter serves each platform and operation (upstreams/README.md §7).
+//! which adapter serves each platform and operation (docs/platforms.md).
 //!
 //! | platform  | videos                      | creators                          | trends              |
 //! |-----------|-----------------------------|-----------------------------------|---------------------|
@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
+use secrecy::ExposeSecret;
 use vidpulse_domain::Platform;
 use vidpulse_platforms::instagram_graph::{InstagramGraphConfig, InstagramGraphSource};
 use vidpulse_platforms::live::{LiveSource, PlatformRoutes, Route};
@@ -34,7 +35,7 @@ pub async fn live_sources(args: &LiveArgs) -> anyhow::Result<(LiveSource, ShortL
 
     let youtube_api: Option<Arc<dyn Source>> = match &args.youtube_api_key {
         Some(key) => {
-            let mut config = YoutubeConfig::new(key.0.clone());
+            let mut config = YoutubeConfig::new(key.expose_secret().to_owned());
             config.base_url = args.youtube_api_base.clone();
             config.daily_quota = args.youtube_daily_quota;
             let source = YoutubeSource::new(config)
@@ -47,7 +48,10 @@ pub async fn live_sources(args: &LiveArgs) -> anyhow::Result<(LiveSource, ShortL
     let tiktok_research: Option<Arc<dyn Source>> =
         match (&args.tiktok_client_key, &args.tiktok_client_secret) {
             (Some(key), Some(secret)) => {
-                let mut config = TiktokResearchConfig::new(key.0.clone(), secret.0.clone());
+                let mut config = TiktokResearchConfig::new(
+                    key.expose_secret().to_owned(),
+                    secret.expose_secret().to_owned(),
+                );
                 config.base_url = args.tiktok_api_base.clone();
                 config.daily_requests = args.tiktok_daily_requests;
                 let source = TiktokResearchSource::new(config)
@@ -60,7 +64,8 @@ pub async fn live_sources(args: &LiveArgs) -> anyhow::Result<(LiveSource, ShortL
     let instagram_graph: Option<Arc<dyn Source>> =
         match (&args.instagram_access_token, &args.instagram_user_id) {
             (Some(token), Some(user)) => {
-                let mut config = InstagramGraphConfig::new(token.0.clone(), user.clone());
+                let mut config =
+                    InstagramGraphConfig::new(token.expose_secret().to_owned(), user.clone());
                 config.base_url = args.instagram_graph_base.clone();
                 let source = InstagramGraphSource::new(config)
                     .map_err(|e| anyhow::anyhow!("{e}"))

@@ -1,4 +1,4 @@
-//! `vidpulse`: see `vidpulse --help` and CONTRACT.md.
+//! `vidpulse`: see `vidpulse --help` and docs/configuration.md.
 
 use std::process::ExitCode;
 
@@ -24,7 +24,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            // One clear line, not clap's usage block (CONTRACT.md).
+            // One clear line, not clap's usage block: a script reads it.
             let rendered = e.render().to_string();
             eprintln!(
                 "{}",

@@ -1,4 +1,4 @@
-//! The creator loops (DESIGN.md, "Jobs"): the job runner moves creator-track
+//! The creator loops (docs/glossary.md, "Creators"): the job runner moves creator-track
 //! jobs from `queued` to `succeeded` or `error`, the sweep closes jobs that
 //! run past the timeout, and daily discovery tracks the new videos of every
 //! active creator and refreshes its follower count.

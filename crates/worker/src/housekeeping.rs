@@ -1,4 +1,4 @@
-//! The hourly upkeep of the observations (DESIGN.md, "Jobs"): monthly
+//! The hourly upkeep of the observations (docs/operations.md, "Retention and housekeeping"): monthly
 //! partitions kept ahead on PostgreSQL, and the retention applied when one
 //! is set. Several workers may run it at once; each pass is idempotent.
 

@@ -1,6 +1,6 @@
 //! The refresh scheduler: claims due catalog videos, reads them from the
 //! platform source in the largest batches it takes, and saves observations
-//! and the next read time (DESIGN.md, "Refreshing statistics").
+//! and the next read time (docs/api.md, "Videos": refreshing).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! The organization's API keys, for admins (beyond the spec; README, "The
+//! The organization's API keys, for admins (an addition of ours; README, "The
 //! dashboard API"): create (the key is shown once), list, revoke.
 
 use axum::Json;

@@ -1,5 +1,5 @@
-//! Adding bloggers from the dashboard (spec: dashboard-api.md, "Blogger
-//! management"): `POST /blogger/add` reads the channel profile from the
+//! Adding bloggers from the dashboard (docs/api.md, "Dashboard rules", and
+//! README, "The dashboard API"): `POST /blogger/add` reads the channel profile from the
 //! platform and `POST /blogger/add-from-tracking` takes a creator the
 //! organization already knows. Both open the tracked account at once, with
 //! its campaign, daily count and tags, and queue the same creator job as the

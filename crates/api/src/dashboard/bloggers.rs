@@ -1,4 +1,4 @@
-//! Blogger management (spec: dashboard-api.md, "Blogger management"): the
+//! Blogger management (docs/api.md, "Dashboard rules"): the
 //! organization's tracked creators, pausing and resuming them (the same
 //! deactivation and reactivation as the public API), and the campaign and
 //! budget their new videos get. Viewers read; editors and above write.

@@ -1,4 +1,4 @@
-//! Creator profiles (spec: dashboard-api.md, "Blogger management"): one
+//! Creator profiles (docs/glossary.md, "Creator profile"): one
 //! person's tracked accounts on several platforms, grouped. `merge` makes a
 //! new profile of one or more bloggers, `add-to-creator` adds a blogger to an
 //! existing one; a blogger belongs to one profile at most, so either moves

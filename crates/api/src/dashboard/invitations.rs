@@ -1,4 +1,4 @@
-//! Team invitations (spec: dashboard-api.md, "Invitation"): admins invite up
+//! Team invitations (docs/api.md, "Dashboard rules"): admins invite up
 //! to three addresses at a time; the invited person accepts or declines with
 //! a token for that address. Each invitation is e-mailed (SMTP or outbox); an
 //! address whose e-mail cannot be sent lands in `failed` and is not invited.

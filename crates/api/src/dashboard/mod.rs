@@ -1,4 +1,4 @@
-//! The dashboard API (spec: dashboard-api.md): JWT bearer auth, root paths,
+//! The dashboard API (docs/api.md): JWT bearer auth, root paths,
 //! errors in the public API's nested envelope.
 
 use utoipa_axum::router::OpenApiRouter;

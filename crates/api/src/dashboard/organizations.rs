@@ -1,5 +1,5 @@
-//! Organizations of the signed-in user (spec: dashboard-api.md,
-//! "Organizations"): register one, list yours.
+//! Organizations of the signed-in user (README, "The dashboard API"):
+//! register one, list yours.
 
 use axum::Json;
 use axum::extract::State;

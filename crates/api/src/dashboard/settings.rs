@@ -1,5 +1,5 @@
-//! Organization settings and the user's language (spec: dashboard-api.md,
-//! "Organizations").
+//! Organization settings and the user's language (README, "The dashboard
+//! API").
 
 use axum::Json;
 use axum::extract::State;

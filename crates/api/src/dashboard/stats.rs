@@ -1,7 +1,7 @@
-//! Dashboard analytics (spec: dashboard-api.md, "Dashboard analytics"): one
+//! Dashboard analytics (docs/api.md, "Analytics", "In the dashboard"): one
 //! video's history and daily increments, the organization's totals and
 //! per-day series, and the top videos of one day. The same rules as the
-//! public analytics (SEMANTICS.md, "Statistics time series"); no plan gate
+//! public analytics (docs/api.md, "The rules"); no plan gate
 //! and no credits: this is the organization looking at its own data.
 
 use std::collections::BTreeMap;

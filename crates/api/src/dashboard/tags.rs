@@ -1,5 +1,5 @@
 //! The organization's tags in the dashboard: listing and creating them
-//! (beyond the spec: `tag_ids` need a source), and `POST /blogger/set-tags`,
+//! (an addition of ours: `tag_ids` need a source), and `POST /blogger/set-tags`,
 //! which replaces a blogger's tags on it and on its videos. The same tags
 //! the public API's `PATCH` attaches to videos by name.
 

@@ -1,4 +1,4 @@
-//! The team of an organization (spec: dashboard-api.md, "Organizations"):
+//! The team of an organization (docs/api.md, "Dashboard rules"):
 //! members and their removal. Invitations come later.
 
 use axum::Json;

@@ -1,4 +1,4 @@
-//! Account usage (spec: public-api-v1.md, GET /v1/account/usage).
+//! Account usage (docs/api.md, "Usage": GET /v1/account/usage).
 
 use axum::Json;
 use axum::extract::State;

@@ -1,5 +1,5 @@
-//! Campaign analytics (spec: public-api-v1.md, GET /v1/analytics/metrics/totals
-//! and /increments; SEMANTICS.md, "Statistics time series" and "Grouping keys").
+//! Campaign analytics (GET /v1/analytics/metrics/totals
+//! and /increments; the rules and group keys: docs/api.md, "Analytics").
 //!
 //! Paid plans; 1 credit per successful call. The database aggregates; this
 //! module parses the request and shapes the groups.
@@ -36,7 +36,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(increments))
 }
 
-/// The five metrics, in the spec's order.
+/// The five metrics, always in this order.
 #[derive(Debug, Clone, Copy, Serialize, ToSchema)]
 pub struct MetricsView {
     /// Views gained.
@@ -66,7 +66,7 @@ impl From<Metrics> for MetricsView {
 /// One group of a totals answer.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TotalsGroup {
-    /// Key (SEMANTICS.md, "Grouping keys").
+    /// Key: platform id, lowercase handle, `platform:handle` or campaign (`""`: none).
     pub group_key: String,
     /// Label.
     pub group_label: String,
@@ -107,7 +107,7 @@ pub struct IncrementGroup {
 pub struct IncrementDay {
     /// The day.
     pub period: NaiveDate,
-    /// The day again (the spec carries both).
+    /// The same day as `period`.
     pub date: NaiveDate,
     /// The groups with a reading that day, by key.
     pub groups: BTreeMap<String, IncrementGroup>,

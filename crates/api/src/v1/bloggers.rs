@@ -1,4 +1,4 @@
-//! Creators (spec: public-api-v1.md, POST /v1/bloggers/track,
+//! Creators (docs/api.md, "Creators": POST /v1/bloggers/track,
 //! GET /v1/bloggers/jobs/{job_id}, GET /v1/bloggers/by-username/{username}).
 //!
 //! Tracking a creator is a job: the request is checked and queued in one

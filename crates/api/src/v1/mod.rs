@@ -1,4 +1,4 @@
-//! The public API, `/v1` (spec: public-api-v1.md).
+//! The public API, `/v1` (docs/api.md).
 
 use utoipa_axum::router::OpenApiRouter;
 

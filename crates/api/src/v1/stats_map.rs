@@ -95,7 +95,7 @@ impl Serialize for Series<'_> {
     }
 }
 
-/// `YYYY-MM-DD HH:MM:SS.ffffff+00` (the spec's timestamp keys), without a
+/// `YYYY-MM-DD HH:MM:SS.ffffff+00` (the record's timestamp keys), without a
 /// format string to interpret on each of a history's readings.
 fn time_key(t: DateTime<Utc>) -> TimeKey {
     let mut key = *b"0000-00-00 00:00:00.000000+00";

@@ -1,4 +1,4 @@
-//! Trend search (spec: public-api-v1.md, GET /v1/trends/search).
+//! Trend search (docs/api.md, "Trend search": GET /v1/trends/search).
 //!
 //! Paid plans only, with a monthly number of searches per plan. A search is
 //! charged 1 credit when it succeeds: the charge is reserved inside the

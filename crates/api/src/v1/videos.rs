@@ -1,4 +1,4 @@
-//! Video tracking and statistics (spec: public-api-v1.md, "POST /v1/videos/track",
+//! Video tracking and statistics (docs/api.md, "Videos": "POST /v1/videos/track",
 //! "GET /v1/videos/stats", the two video reads and the PATCH).
 
 use axum::Json;
@@ -221,7 +221,7 @@ async fn track(
     Ok(ok(TrackData { results }, meta))
 }
 
-/// The `urls` of a track body: 1 to 50 strings (SEMANTICS.md, Video tracking).
+/// The `urls` of a track body: 1 to 50 strings, else 400 naming `urls`.
 fn track_urls(body: &Value) -> Result<Vec<String>, ApiError> {
     let obj = body.as_object().ok_or_else(|| {
         ApiError::validation("body", "The body must be a JSON object with `urls`")
@@ -336,7 +336,7 @@ pub struct VideoFields {
     pub tracking_ends_at: String,
 }
 
-/// RFC 3339 in UTC with a `Z` (SEMANTICS.md, Timestamps).
+/// RFC 3339 in UTC with a `Z` (docs/api.md, "Conventions").
 pub fn rfc3339(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Micros, true)
 }
@@ -416,8 +416,8 @@ pub struct VideoPage {
 
 const SORT_OPTIONS: [&str; 4] = ["created_at", "views", "likes", "updated_at"];
 
-/// Parses the listing's query (spec: GET /v1/videos/stats; SEMANTICS.md,
-/// "Listing, plans and limits": nothing is silently clamped).
+/// Parses the listing's query (docs/api.md, "Pagination": a value out of
+/// range is refused, never silently clamped).
 fn list_query(q: &QueryParams) -> Result<ListQuery, ApiError> {
     let int = |name: &str, default: i64, min: i64, max: i64, rule: &str| -> Result<i64, ApiError> {
         match q.get(name) {
@@ -551,7 +551,7 @@ fn video_not_found() -> ApiError {
     .with_form(ErrorForm::Flat { with_code: false })
 }
 
-/// Answers a single video read (spec: the two video reads): the record
+/// Answers a single video read (by id or by external id): the record
 /// with its whole history. When this node kept the answer and the database
 /// finds the record's stamp unchanged, the kept answer goes out with this
 /// request's `meta`, gzip-compressed when the client accepts gzip;
@@ -696,7 +696,7 @@ async fn by_external_id(
     read_video(&app, &ctx, &auth, &headers, VideoLookup::ExternalId(id)).await
 }
 
-/// Editable metadata (see the spec's PATCH table for the rules).
+/// Editable metadata; only the fields sent are written.
 #[derive(Debug, ToSchema)]
 #[allow(dead_code, reason = "documents the body that the domain validates")]
 pub struct PatchRequest {

@@ -1,5 +1,5 @@
-//! Instagram through the Graph API's business discovery (upstreams/README.md
-//! §4): profiles and recent media of Business and Creator accounts, seen from
+//! Instagram through the Graph API's business discovery (docs/platforms.md):
+//! profiles and recent media of Business and Creator accounts, seen from
 //! our own connected Business account.
 //!
 //! What it cannot give: views, shares or saves of other accounts' media (no

@@ -15,7 +15,7 @@
 //! **Ratios.** Likes = views × 2–12 %, comments = likes × 1–5 %, reposts =
 //! likes × 2–10 %, saves = likes × 5–20 %, fixed per video. Every counter is
 //! floored from a non-decreasing one, so none ever decreases. YouTube and
-//! Instagram report no reposts or saves (upstreams/README.md §6).
+//! Instagram report no reposts or saves (docs/platforms.md).
 //!
 //! **Publish time.** An id that carries a creation time between 2016-01-01 and
 //! now + 1 day was created then: a TikTok id's `id >> 32` (real TikTok ids
@@ -591,7 +591,7 @@ impl Schedule {
     }
 }
 
-/// Whether `id` has the shape of a video id of `platform` (upstreams/README.md §1).
+/// Whether `id` has the shape of a video id of `platform` (docs/platforms.md).
 fn valid_id(platform: Platform, id: &str) -> bool {
     let url_safe = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
     match platform {

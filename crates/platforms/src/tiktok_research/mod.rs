@@ -1,4 +1,4 @@
-//! TikTok through the Research API (upstreams/README.md §3a), for operators
+//! TikTok through the Research API (docs/platforms.md), for operators
 //! who hold approved research access: video counters by id, creator profiles
 //! and backfill by username, and keyword trend search.
 //!
@@ -262,7 +262,7 @@ impl TiktokResearchSource {
         let message: String = self.redact(text("/error/message").chars().take(300).collect());
         let detail = format!("HTTP {status} {code}: {message}");
         match (code, user) {
-            // Unverified shape (README §8): an unknown user is taken to be
+            // Undocumented by TikTok (docs/platforms.md): an unknown user is taken to be
             // `invalid_params` or a 404.
             (_, Some(user)) if code == "invalid_params" || status == 404 => {
                 SourceError::NotFound(format!("no TikTok account @{user} ({detail})"))

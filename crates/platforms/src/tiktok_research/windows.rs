@@ -20,7 +20,7 @@ pub(super) fn days_before(d: NaiveDate, n: u64) -> NaiveDate {
     d.checked_sub_days(Days::new(n)).unwrap_or(NaiveDate::MIN)
 }
 
-/// The UTC day a video id was created: `id >> 32` is its Unix time (README §1).
+/// The UTC day a video id was created: `id >> 32` is its Unix time (docs/platforms.md).
 pub(super) fn id_day(id: u64) -> NaiveDate {
     let secs = i64::try_from(id >> 32).unwrap_or(0);
     DateTime::from_timestamp(secs, 0)

@@ -73,7 +73,7 @@ impl Video {
             _ => return Err(bad("bad id".to_owned())),
         };
         // The one place where an absent counter means 0: the Research API
-        // omits zero counters on the videos it returns (README §3a, seen in a
+        // omits zero counters on the videos it returns (docs/platforms.md, seen in a
         // real captured response). Every other adapter maps absent to `None`.
         let zero_if_absent = |n: &Option<Number>| match n {
             Some(n) => n.as_i64().map(Some),

@@ -1,4 +1,4 @@
-//! YouTube through the Data API v3 (upstreams/README.md §2): videos.list for
+//! YouTube through the Data API v3 (docs/platforms.md): videos.list for
 //! counters and metadata in batches of 50, channels.list `forHandle` plus the
 //! uploads playlist for creators, search.list plus one videos.list for trends.
 //!
@@ -32,7 +32,7 @@ mod wire;
 pub const DEFAULT_BASE_URL: &str = "https://www.googleapis.com/youtube/v3/";
 /// Ids per videos.list call (51+ are refused).
 const BATCH: usize = 50;
-/// search.list is counted as 100 units: README §8 says the cost is unsettled.
+/// search.list is counted as 100 units: Google's published cost has changed, so we count high.
 const SEARCH_COST: u64 = 100;
 /// The uploads playlist is reachable up to ~20,000 videos: 400 pages of 50.
 const MAX_PAGES: usize = 400;

@@ -1,5 +1,5 @@
 //! `vidpulse admin import-stats`: historical statistics from a CSV file
-//! (CONTRACT.md, "Statistics import file"). Every row is checked before
+//! (docs/operations.md, "Importing history"). Every row is checked before
 //! anything is written; the first bad row stops the import with its number
 //! (the header is row 1); the rows are stored in one transaction.
 

@@ -1,4 +1,4 @@
-//! The commands of the binary (CONTRACT.md, "Binary").
+//! The commands of the binary (docs/configuration.md).
 
 pub mod admin;
 pub mod import;

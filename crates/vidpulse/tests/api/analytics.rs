@@ -1,5 +1,5 @@
 //! Campaign analytics over HTTP: a crafted history is imported with the
-//! `import-stats` code path, then every `group_by`, filter and SEMANTICS rule
+//! `import-stats` code path, then every `group_by`, filter and analytics rule
 //! is checked to the unit, along with every parameter's error.
 //!
 //! The history (day `D` is twelve days before the test's today):
@@ -206,7 +206,7 @@ async fn totals_follow_the_rules_for_every_group_by(
         (data["from"].as_str(), data["to"].as_str()),
         (Some(&*d(&app, 0)), Some(&*d(&app, 9)))
     );
-    // The five metrics, in the spec's order; unknown saves count as 0.
+    // The five metrics, in the documented order; unknown saves count as 0.
     assert_eq!(
         data["total"],
         json!({"views": 65480, "likes": 6548, "comments": 654, "reposts": 189, "saves": 0})
@@ -453,7 +453,7 @@ async fn increments_are_sparse_daily_and_floored(
             .map(|(n, v)| (d(&app, n as i64), *v))
             .collect::<Vec<_>>()
     );
-    // Five metrics, in the spec's order.
+    // Five metrics, in the documented order.
     assert_eq!(
         days[3]["groups"]["total"],
         json!({"key": "total", "label": "Total", "views": 3000, "likes": 300, "comments": 30, "reposts": 20, "saves": 0})

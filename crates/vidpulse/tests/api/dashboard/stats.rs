@@ -108,7 +108,7 @@ async fn dashboard_analytics_video_history_totals_and_top_videos_of_a_day(
         .0
         .to_string();
 
-    // One video: every reading, and the daily increments of SEMANTICS.md.
+    // One video: every reading, and its daily increments (docs/api.md).
     let path = format!("/dashboard/videos/{tiktok}/stats");
     let a = call(&app, Method::GET, &path, &admin, Some(&org), None).await;
     assert_eq!(a.status.as_u16(), 200, "{}", a.body);
