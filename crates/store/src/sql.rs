@@ -80,6 +80,12 @@ pub(crate) trait Dialect: Database {
     /// (PostgreSQL's row lock; SQLite's one writer needs none).
     const ROW_LOCK: &'static str;
 
+    /// What follows a `SELECT` that joins tables when the transaction goes
+    /// on to write only the row of the one named `alias`: PostgreSQL's
+    /// `FOR UPDATE OF alias` (the joined rows stay unlocked); SQLite's one
+    /// writer needs none.
+    fn row_lock_of(alias: &str) -> String;
+
     /// What follows a `SELECT` of the organization row that must keep a
     /// check true until commit (a quota): PostgreSQL's `FOR NO KEY UPDATE`,
     /// which, unlike `FOR UPDATE`, does not wait on inserts that reference

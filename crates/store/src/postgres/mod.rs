@@ -80,6 +80,10 @@ impl Dialect for Postgres {
         format!("(({column}) AT TIME ZONE 'UTC')::DATE")
     }
 
+    fn row_lock_of(alias: &str) -> String {
+        format!("{} OF {alias}", Self::ROW_LOCK)
+    }
+
     fn typed(param: &str, ty: &str) -> String {
         format!("{param}::{ty}")
     }

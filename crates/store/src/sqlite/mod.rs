@@ -102,6 +102,10 @@ impl Dialect for Sqlite {
         format!("substr({column}, 1, 10)")
     }
 
+    fn row_lock_of(_: &str) -> String {
+        String::new()
+    }
+
     fn typed(param: &str, _: &str) -> String {
         param.to_owned()
     }
