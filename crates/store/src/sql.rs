@@ -139,6 +139,15 @@ pub(crate) trait Dialect: Database {
     /// infer it (a parameter used only in `IS NULL` tests, or in a `CASE`).
     fn typed(param: &str, ty: &str) -> String;
 
+    /// The observations' housekeeping ([`crate::OpsStore::housekeep_observations`]):
+    /// PostgreSQL's monthly partitions and the retention; SQLite's retention
+    /// by deletes, a day at a time.
+    fn housekeep_observations(
+        store: &SqlStore<Self>,
+        now: chrono::DateTime<chrono::Utc>,
+        retention: Option<chrono::Duration>,
+    ) -> impl Future<Output = Result<crate::ops::Housekeeping, StoreError>> + Send;
+
     /// Applies the backend's embedded migrations that `pool`'s database lacks.
     fn run_migrations(pool: &Pool<Self>) -> impl Future<Output = Result<(), StoreError>> + Send;
 

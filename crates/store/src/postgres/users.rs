@@ -1,6 +1,5 @@
-//! The shared implementations of [`crate::bloggers`] and [`crate::ops`].
+//! The shared implementation of [`crate::bloggers`].
 
 use super::PgStore;
 
 crate::bloggers::blogger_store_impl!(PgStore, false);
-crate::ops::ops_store_impl!(PgStore, false);

@@ -94,6 +94,14 @@ impl Dialect for Sqlite {
 
     crate::sql::run_queries!();
 
+    async fn housekeep_observations(
+        store: &SqlStore<Self>,
+        now: DateTime<Utc>,
+        retention: Option<chrono::Duration>,
+    ) -> Result<crate::ops::Housekeeping, StoreError> {
+        housekeeping::observations(store, now, retention).await
+    }
+
     async fn run_migrations(pool: &sqlx::Pool<Self>) -> Result<(), StoreError> {
         Ok(MIGRATOR.run(pool).await?)
     }

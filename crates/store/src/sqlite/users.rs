@@ -1,6 +1,5 @@
-//! The shared implementations of [`crate::bloggers`] and [`crate::ops`].
+//! The shared implementation of [`crate::bloggers`].
 
 use super::SqliteStore;
 
 crate::bloggers::blogger_store_impl!(SqliteStore, true);
-crate::ops::ops_store_impl!(SqliteStore, true);
