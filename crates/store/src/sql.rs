@@ -463,10 +463,7 @@ pub(crate) struct SqlStore<D: Dialect> {
 }
 
 #[async_trait::async_trait]
-impl<D: Dialect> crate::Store for SqlStore<D>
-where
-    SqlStore<D>: crate::UserStore + crate::InviteStore + crate::BloggerStore + crate::OpsStore,
-{
+impl<D: Dialect> crate::Store for SqlStore<D> {
     fn backend(&self) -> crate::Backend {
         D::BACKEND
     }

@@ -1,7 +1,5 @@
 //! Dashboard users, their organizations, and the service's own settings.
 
-use std::borrow::Cow;
-
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use vidpulse_domain::identity::Role;
@@ -143,15 +141,6 @@ pub enum RemoveMember {
     /// `admin`, or without anyone to manage it
     /// ([`vidpulse_domain::identity::may_remove`]).
     LastAdmin,
-}
-
-/// `sql` in the backend's spelling: `$n` parameters become `?n` on SQLite.
-pub(crate) fn sql(sql: &'static str, sqlite: bool) -> sqlx::AssertSqlSafe<Cow<'static, str>> {
-    sqlx::AssertSqlSafe(if sqlite {
-        Cow::Owned(sql.replace('$', "?"))
-    } else {
-        Cow::Borrowed(sql)
-    })
 }
 
 /// A stored role.

@@ -24,7 +24,6 @@ use sqlx::AssertSqlSafe;
 
 mod housekeeping;
 mod record;
-mod users;
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
