@@ -148,6 +148,37 @@ pub(crate) fn parse_role(s: &str) -> Result<Role, StoreError> {
     Role::parse(s).ok_or_else(|| StoreError::Corrupt(format!("unknown role {s}")))
 }
 
+/// The rows `sql` selects for `key` (`$1`): an id, a name and a stored
+/// role each, made a `T` by `make` once the role is read.
+async fn with_roles<D: Dialect, T>(
+    store: &SqlStore<D>,
+    sql: &'static str,
+    key: uuid::Uuid,
+    make: impl Fn(uuid::Uuid, String, Role) -> T + Send,
+) -> Result<Vec<T>, StoreError> {
+    let rows: Vec<(uuid::Uuid, String, String)> = D::query(sql)
+        .bind(key)
+        .fetch_all(&mut *store.read().await?)
+        .await?;
+    rows.into_iter()
+        .map(|(id, name, role)| Ok(make(id, name, parse_role(&role)?)))
+        .collect()
+}
+
+/// Runs the update `sql` of row `id` (`$1`) to `value` (`$2`) in a write
+/// transaction of its own.
+async fn set_text<D: Dialect>(
+    store: &SqlStore<D>,
+    sql: &'static str,
+    id: uuid::Uuid,
+    value: &str,
+) -> Result<(), StoreError> {
+    let mut tx = store.write_tx().await?;
+    D::query(sql).bind(id).bind(value).execute(&mut *tx).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
 /// A user row: id, subject, e-mail, language.
 type UserRow = (uuid::Uuid, Option<String>, String, String);
 
@@ -281,23 +312,15 @@ impl<D: Dialect> UserStore for SqlStore<D> {
     }
 
     async fn memberships(&self, user: UserId) -> Result<Vec<Membership>, StoreError> {
-        let rows: Vec<(uuid::Uuid, String, String)> = D::query(
-            "SELECT o.id, o.name, m.role FROM memberships m
+        let sql = "SELECT o.id, o.name, m.role FROM memberships m
              JOIN organizations o ON o.id = m.organization_id
-             WHERE m.user_id = $1 ORDER BY o.name, o.id",
-        )
-        .bind(user.0)
-        .fetch_all(&mut *self.read().await?)
-        .await?;
-        rows.into_iter()
-            .map(|(id, name, role)| {
-                Ok(Membership {
-                    organization_id: OrgId(id),
-                    name,
-                    role: parse_role(&role)?,
-                })
-            })
-            .collect()
+             WHERE m.user_id = $1 ORDER BY o.name, o.id";
+        with_roles(self, sql, user.0, |id, name, role| Membership {
+            organization_id: OrgId(id),
+            name,
+            role,
+        })
+        .await
     }
 
     async fn setting_or_insert(&self, key: &str, value: &str) -> Result<String, StoreError> {
@@ -340,25 +363,18 @@ impl<D: Dialect> UserStore for SqlStore<D> {
     }
 
     async fn set_logo_url(&self, org: OrgId, url: &str) -> Result<(), StoreError> {
-        let mut tx = self.write_tx().await?;
-        D::query("UPDATE organizations SET logo_url = $2 WHERE id = $1")
-            .bind(org.0)
-            .bind(url)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
+        let sql = "UPDATE organizations SET logo_url = $2 WHERE id = $1";
+        set_text(self, sql, org.0, url).await
     }
 
     async fn set_language(&self, user: UserId, language: &str) -> Result<(), StoreError> {
-        let mut tx = self.write_tx().await?;
-        D::query("UPDATE users SET language = $2 WHERE id = $1")
-            .bind(user.0)
-            .bind(language)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(())
+        set_text(
+            self,
+            "UPDATE users SET language = $2 WHERE id = $1",
+            user.0,
+            language,
+        )
+        .await
     }
 
     async fn add_member(
@@ -385,22 +401,14 @@ impl<D: Dialect> UserStore for SqlStore<D> {
     }
 
     async fn members(&self, org: OrgId) -> Result<Vec<Member>, StoreError> {
-        let rows: Vec<(uuid::Uuid, String, String)> = D::query(
-            "SELECT u.id, u.email, m.role FROM memberships m JOIN users u ON u.id = m.user_id
-             WHERE m.organization_id = $1 ORDER BY u.email_lower, u.id",
-        )
-        .bind(org.0)
-        .fetch_all(&mut *self.read().await?)
-        .await?;
-        rows.into_iter()
-            .map(|(id, email, role)| {
-                Ok(Member {
-                    user_id: UserId(id),
-                    email,
-                    role: parse_role(&role)?,
-                })
-            })
-            .collect()
+        let sql = "SELECT u.id, u.email, m.role FROM memberships m JOIN users u ON u.id = m.user_id
+             WHERE m.organization_id = $1 ORDER BY u.email_lower, u.id";
+        with_roles(self, sql, org.0, |id, email, role| Member {
+            user_id: UserId(id),
+            email,
+            role,
+        })
+        .await
     }
 
     async fn remove_member(&self, org: OrgId, user: UserId) -> Result<RemoveMember, StoreError> {
