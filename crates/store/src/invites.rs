@@ -1,14 +1,14 @@
 //! Team invitations: created by admins, accepted or declined by the invited
-//! address, expired when their time passes (marked on every read). One
-//! implementation for both backends (`invite_store_impl`).
+//! address, expired when their time passes (marked on every read).
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
-use vidpulse_domain::identity::Role;
+use vidpulse_domain::identity::{Role, email_key};
 use vidpulse_domain::{OrgId, UserId};
 
 use crate::StoreError;
+use crate::sql::{Conn, Dialect, SqlStore};
 
 /// A pending invitation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,275 +107,233 @@ pub trait InviteStore {
     ) -> Result<DeclineOutcome, StoreError>;
 }
 
-/// Implements [`InviteStore`] for a backend (see [`crate::users::user_store_impl`]).
-macro_rules! invite_store_impl {
-    ($store:ty, $sqlite:expr) => {
-        #[async_trait::async_trait]
-        impl $crate::invites::InviteStore for $store {
-            async fn create_invitations(
-                &self,
-                org: vidpulse_domain::OrgId,
-                invited_by: vidpulse_domain::UserId,
-                invites: &[(String, vidpulse_domain::identity::Role)],
-                expires_at: chrono::DateTime<chrono::Utc>,
-                now: chrono::DateTime<chrono::Utc>,
-            ) -> Result<Vec<$crate::invites::InviteResult>, $crate::StoreError> {
-                use $crate::invites::{InviteResult, Invitation};
-                use $crate::users::sql;
-                let mut tx = self.write_tx().await?;
-                sqlx::query(sql(
-                    "UPDATE invitations SET status = 'expired'
-                     WHERE organization_id = $1 AND status = 'pending' AND expires_at <= $2",
-                    $sqlite,
-                ))
+/// Marks `org`'s (`$1`) pending invitations whose time (before `$2`) has
+/// passed as expired.
+const EXPIRE_LAPSED: &str = "UPDATE invitations SET status = 'expired'
+     WHERE organization_id = $1 AND status = 'pending' AND expires_at <= $2";
+
+/// Marks invitation `id` as expired.
+async fn expire<D: Dialect>(conn: &mut Conn<D>, id: Uuid) -> Result<(), StoreError> {
+    D::query("UPDATE invitations SET status = 'expired' WHERE id = $1")
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+#[async_trait]
+impl<D: Dialect> InviteStore for SqlStore<D> {
+    async fn create_invitations(
+        &self,
+        org: OrgId,
+        invited_by: UserId,
+        invites: &[(String, Role)],
+        expires_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<InviteResult>, StoreError> {
+        let mut tx = self.write_tx().await?;
+        D::query(EXPIRE_LAPSED)
+            .bind(org.0)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        let mut out = Vec::with_capacity(invites.len());
+        for (email, role) in invites {
+            let lower = email_key(email);
+            let members: i64 = D::query(
+                "SELECT count(*) FROM memberships m JOIN users u ON u.id = m.user_id
+                 WHERE m.organization_id = $1 AND u.email_lower = $2",
+            )
+            .bind(org.0)
+            .bind(&lower)
+            .fetch_scalar(&mut *tx)
+            .await?;
+            if members > 0 {
+                out.push(InviteResult::AlreadyMember);
+                continue;
+            }
+            let id = Uuid::now_v7();
+            let inserted = D::query(
+                "INSERT INTO invitations (id, organization_id, email, email_lower, role,
+                    status, invited_by, created_at, expires_at)
+                 VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8)
+                 ON CONFLICT DO NOTHING",
+            )
+            .bind(id)
+            .bind(org.0)
+            .bind(email)
+            .bind(&lower)
+            .bind(role.as_str())
+            .bind(invited_by.0)
+            .bind(now)
+            .bind(expires_at)
+            .execute(&mut *tx)
+            .await?
+                == 1;
+            out.push(if inserted {
+                InviteResult::Created(Invitation {
+                    id,
+                    organization_id: org,
+                    email: email.clone(),
+                    role: *role,
+                    expires_at,
+                })
+            } else {
+                InviteResult::AlreadyInvited
+            });
+        }
+        tx.commit().await?;
+        Ok(out)
+    }
+
+    async fn delete_invitation(&self, id: Uuid) -> Result<(), StoreError> {
+        let mut tx = self.write_tx().await?;
+        D::query("DELETE FROM invitations WHERE id = $1")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    async fn pending_invitations(&self, org: OrgId, now: DateTime<Utc>) -> Result<i64, StoreError> {
+        let mut tx = self.write_tx().await?;
+        D::query(EXPIRE_LAPSED)
+            .bind(org.0)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        let n: i64 = D::query(
+            "SELECT count(*) FROM invitations WHERE organization_id = $1 AND status = 'pending'",
+        )
+        .bind(org.0)
+        .fetch_scalar(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(n)
+    }
+
+    async fn accept_invitation(
+        &self,
+        id: Uuid,
+        user: UserId,
+        email: &str,
+        now: DateTime<Utc>,
+    ) -> Result<AcceptOutcome, StoreError> {
+        type Row = (Uuid, String, String, String, DateTime<Utc>, String);
+        let mut tx = self.write_tx().await?;
+        // Locks the invitation (PostgreSQL): concurrent accepts queue
+        // and the later ones find it accepted.
+        let row: Option<Row> = D::query(sqlx::AssertSqlSafe(format!(
+            "SELECT i.organization_id, o.name, i.email_lower, i.status, i.expires_at, i.role
+             FROM invitations i JOIN organizations o ON o.id = i.organization_id
+             WHERE i.id = $1 {}",
+            D::row_lock_of("i")
+        )))
+        .bind(id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some((org, name, invited, status, expires_at, role)) = row else {
+            return Ok(AcceptOutcome::NotFound);
+        };
+        if invited != email_key(email) {
+            return Ok(AcceptOutcome::WrongEmail);
+        }
+        let org = OrgId(org);
+        let outcome = match status.as_str() {
+            "pending" if expires_at <= now => {
+                expire::<D>(&mut tx, id).await?;
+                AcceptOutcome::Expired
+            }
+            // Accepted once: a member asking again (or a concurrent
+            // accept of the same invitation) is told so; someone
+            // removed since needs a new invitation.
+            "accepted" => {
+                let member: Option<String> = D::query(
+                    "SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2",
+                )
                 .bind(org.0)
-                .bind(now)
-                .execute(&mut *tx)
+                .bind(user.0)
+                .fetch_scalar_optional(&mut *tx)
                 .await?;
-                let mut out = Vec::with_capacity(invites.len());
-                for (email, role) in invites {
-                    let lower = vidpulse_domain::identity::email_key(email);
-                    let members: i64 = sqlx::query_scalar(sql(
-                        "SELECT count(*) FROM memberships m JOIN users u ON u.id = m.user_id
-                         WHERE m.organization_id = $1 AND u.email_lower = $2",
-                        $sqlite,
-                    ))
-                    .bind(org.0)
-                    .bind(&lower)
-                    .fetch_one(&mut *tx)
-                    .await?;
-                    if members > 0 {
-                        out.push(InviteResult::AlreadyMember);
-                        continue;
-                    }
-                    let id = uuid::Uuid::now_v7();
-                    let inserted = sqlx::query(sql(
-                        "INSERT INTO invitations (id, organization_id, email, email_lower, role,
-                            status, invited_by, created_at, expires_at)
-                         VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8)
-                         ON CONFLICT DO NOTHING",
-                        $sqlite,
-                    ))
-                    .bind(id)
-                    .bind(org.0)
-                    .bind(email)
-                    .bind(&lower)
-                    .bind(role.as_str())
-                    .bind(invited_by.0)
-                    .bind(now)
-                    .bind(expires_at)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected()
-                        == 1;
-                    out.push(if inserted {
-                        InviteResult::Created(Invitation {
-                            id,
-                            organization_id: org,
-                            email: email.clone(),
-                            role: *role,
-                            expires_at,
-                        })
-                    } else {
-                        InviteResult::AlreadyInvited
-                    });
+                if member.is_some() {
+                    AcceptOutcome::AlreadyMember(org, name)
+                } else {
+                    AcceptOutcome::NotPending
                 }
-                tx.commit().await?;
-                Ok(out)
             }
-
-            async fn delete_invitation(&self, id: uuid::Uuid) -> Result<(), $crate::StoreError> {
-                use $crate::users::sql;
-                let mut tx = self.write_tx().await?;
-                sqlx::query(sql("DELETE FROM invitations WHERE id = $1", $sqlite))
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await?;
-                tx.commit().await?;
-                Ok(())
-            }
-
-            async fn pending_invitations(
-                &self,
-                org: vidpulse_domain::OrgId,
-                now: chrono::DateTime<chrono::Utc>,
-            ) -> Result<i64, $crate::StoreError> {
-                use $crate::users::sql;
-                let mut tx = self.write_tx().await?;
-                sqlx::query(sql(
-                    "UPDATE invitations SET status = 'expired'
-                     WHERE organization_id = $1 AND status = 'pending' AND expires_at <= $2",
-                    $sqlite,
-                ))
+            "pending" => {
+                let joined = D::query(
+                    "INSERT INTO memberships (organization_id, user_id, role, created_at)
+                     VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+                )
                 .bind(org.0)
+                .bind(user.0)
+                .bind(&role)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?
+                    == 1;
+                D::query(
+                    "UPDATE invitations SET status = 'accepted',
+                       accepted_at = coalesce(accepted_at, $2), responded_at = coalesce(responded_at, $2)
+                     WHERE id = $1",
+                )
+                .bind(id)
                 .bind(now)
                 .execute(&mut *tx)
                 .await?;
-                let n: i64 = sqlx::query_scalar(sql(
-                    "SELECT count(*) FROM invitations WHERE organization_id = $1 AND status = 'pending'",
-                    $sqlite,
-                ))
-                .bind(org.0)
-                .fetch_one(&mut *tx)
-                .await?;
-                tx.commit().await?;
-                Ok(n)
+                if joined {
+                    AcceptOutcome::Joined(org, name)
+                } else {
+                    AcceptOutcome::AlreadyMember(org, name)
+                }
             }
+            "expired" => AcceptOutcome::Expired,
+            _ => AcceptOutcome::NotPending,
+        };
+        tx.commit().await?;
+        Ok(outcome)
+    }
 
-            async fn accept_invitation(
-                &self,
-                id: uuid::Uuid,
-                user: vidpulse_domain::UserId,
-                email: &str,
-                now: chrono::DateTime<chrono::Utc>,
-            ) -> Result<$crate::invites::AcceptOutcome, $crate::StoreError> {
-                use $crate::invites::AcceptOutcome;
-                use $crate::users::sql;
-                type Row = (uuid::Uuid, String, String, String, chrono::DateTime<chrono::Utc>, String);
-                let mut tx = self.write_tx().await?;
-                // Locks the invitation (PostgreSQL): concurrent accepts queue
-                // and the later ones find it accepted.
-                let row: Option<Row> = sqlx::query_as(sql(
-                    if $sqlite {
-                        "SELECT i.organization_id, o.name, i.email_lower, i.status, i.expires_at, i.role
-                         FROM invitations i JOIN organizations o ON o.id = i.organization_id
-                         WHERE i.id = $1"
-                    } else {
-                        "SELECT i.organization_id, o.name, i.email_lower, i.status, i.expires_at, i.role
-                         FROM invitations i JOIN organizations o ON o.id = i.organization_id
-                         WHERE i.id = $1 FOR UPDATE OF i"
-                    },
-                    $sqlite,
-                ))
+    async fn decline_invitation(
+        &self,
+        id: Uuid,
+        email: &str,
+        now: DateTime<Utc>,
+    ) -> Result<DeclineOutcome, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let row: Option<(String, String, DateTime<Utc>)> =
+            D::query("SELECT email_lower, status, expires_at FROM invitations WHERE id = $1")
                 .bind(id)
                 .fetch_optional(&mut *tx)
                 .await?;
-                let Some((org, name, invited, status, expires_at, role)) = row else {
-                    return Ok(AcceptOutcome::NotFound);
-                };
-                if invited != vidpulse_domain::identity::email_key(email) {
-                    return Ok(AcceptOutcome::WrongEmail);
-                }
-                let org = vidpulse_domain::OrgId(org);
-                let outcome = match status.as_str() {
-                    "pending" if expires_at <= now => {
-                        sqlx::query(sql(
-                            "UPDATE invitations SET status = 'expired' WHERE id = $1",
-                            $sqlite,
-                        ))
-                        .bind(id)
-                        .execute(&mut *tx)
-                        .await?;
-                        AcceptOutcome::Expired
-                    }
-                    // Accepted once: a member asking again (or a concurrent
-                    // accept of the same invitation) is told so; someone
-                    // removed since needs a new invitation.
-                    "accepted" => {
-                        let member: Option<String> = sqlx::query_scalar(sql(
-                            "SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2",
-                            $sqlite,
-                        ))
-                        .bind(org.0)
-                        .bind(user.0)
-                        .fetch_optional(&mut *tx)
-                        .await?;
-                        if member.is_some() {
-                            AcceptOutcome::AlreadyMember(org, name)
-                        } else {
-                            AcceptOutcome::NotPending
-                        }
-                    }
-                    "pending" => {
-                        let joined = sqlx::query(sql(
-                            "INSERT INTO memberships (organization_id, user_id, role, created_at)
-                             VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-                            $sqlite,
-                        ))
-                        .bind(org.0)
-                        .bind(user.0)
-                        .bind(&role)
-                        .bind(now)
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected()
-                            == 1;
-                        sqlx::query(sql(
-                            "UPDATE invitations SET status = 'accepted',
-                               accepted_at = coalesce(accepted_at, $2), responded_at = coalesce(responded_at, $2)
-                             WHERE id = $1",
-                            $sqlite,
-                        ))
-                        .bind(id)
-                        .bind(now)
-                        .execute(&mut *tx)
-                        .await?;
-                        if joined {
-                            AcceptOutcome::Joined(org, name)
-                        } else {
-                            AcceptOutcome::AlreadyMember(org, name)
-                        }
-                    }
-                    "expired" => AcceptOutcome::Expired,
-                    _ => AcceptOutcome::NotPending,
-                };
-                tx.commit().await?;
-                Ok(outcome)
-            }
-
-            async fn decline_invitation(
-                &self,
-                id: uuid::Uuid,
-                email: &str,
-                now: chrono::DateTime<chrono::Utc>,
-            ) -> Result<$crate::invites::DeclineOutcome, $crate::StoreError> {
-                use $crate::invites::DeclineOutcome;
-                use $crate::users::sql;
-                let mut tx = self.write_tx().await?;
-                let row: Option<(String, String, chrono::DateTime<chrono::Utc>)> =
-                    sqlx::query_as(sql(
-                        "SELECT email_lower, status, expires_at FROM invitations WHERE id = $1",
-                        $sqlite,
-                    ))
-                    .bind(id)
-                    .fetch_optional(&mut *tx)
-                    .await?;
-                let Some((invited, status, expires_at)) = row else {
-                    return Ok(DeclineOutcome::NotFound);
-                };
-                if invited != vidpulse_domain::identity::email_key(email) {
-                    return Ok(DeclineOutcome::WrongEmail);
-                }
-                let outcome = match status.as_str() {
-                    "pending" if expires_at <= now => {
-                        sqlx::query(sql(
-                            "UPDATE invitations SET status = 'expired' WHERE id = $1",
-                            $sqlite,
-                        ))
-                        .bind(id)
-                        .execute(&mut *tx)
-                        .await?;
-                        DeclineOutcome::Expired
-                    }
-                    "pending" => {
-                        sqlx::query(sql(
-                            "UPDATE invitations SET status = 'declined', responded_at = $2
-                             WHERE id = $1 AND status = 'pending'",
-                            $sqlite,
-                        ))
-                        .bind(id)
-                        .bind(now)
-                        .execute(&mut *tx)
-                        .await?;
-                        DeclineOutcome::Declined
-                    }
-                    "expired" => DeclineOutcome::Expired,
-                    _ => DeclineOutcome::NotPending,
-                };
-                tx.commit().await?;
-                Ok(outcome)
-            }
+        let Some((invited, status, expires_at)) = row else {
+            return Ok(DeclineOutcome::NotFound);
+        };
+        if invited != email_key(email) {
+            return Ok(DeclineOutcome::WrongEmail);
         }
-    };
+        let outcome = match status.as_str() {
+            "pending" if expires_at <= now => {
+                expire::<D>(&mut tx, id).await?;
+                DeclineOutcome::Expired
+            }
+            "pending" => {
+                D::query(
+                    "UPDATE invitations SET status = 'declined', responded_at = $2
+                     WHERE id = $1 AND status = 'pending'",
+                )
+                .bind(id)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                DeclineOutcome::Declined
+            }
+            "expired" => DeclineOutcome::Expired,
+            _ => DeclineOutcome::NotPending,
+        };
+        tx.commit().await?;
+        Ok(outcome)
+    }
 }
-pub(crate) use invite_store_impl;

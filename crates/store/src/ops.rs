@@ -1,12 +1,14 @@
 //! What an operator watches and what keeps the service in shape: the
 //! refresh queue's depth and lag and the creator jobs by state (`GET
 //! /metrics`), and the observations' housekeeping (partitions, retention).
-//! One implementation for both backends (`ops_store_impl`).
+//! Written once for both backends; the housekeeping itself is each backend's
+//! own (`Dialect::housekeep_observations`).
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::StoreError;
+use crate::sql::{Dialect, SqlStore};
 
 /// The state of the work queues at one moment.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -53,68 +55,47 @@ pub trait OpsStore {
     ) -> Result<Housekeeping, StoreError>;
 }
 
-/// Implements [`OpsStore`] for a backend (see [`crate::users::user_store_impl`]).
-macro_rules! ops_store_impl {
-    ($store:ty, $sqlite:expr) => {
-        #[async_trait::async_trait]
-        impl $crate::ops::OpsStore for $store {
-            async fn queue_stats(
-                &self,
-                now: chrono::DateTime<chrono::Utc>,
-            ) -> Result<$crate::ops::QueueStats, $crate::StoreError> {
-                use $crate::users::sql;
-                let (due_videos, oldest_due_at): (i64, Option<chrono::DateTime<chrono::Utc>>) =
-                    sqlx::query_as(sql(
-                        "SELECT count(*), min(next_refresh_at) FROM platform_videos
-                         WHERE next_refresh_at IS NOT NULL AND next_refresh_at <= $1
-                           AND (lease_until IS NULL OR lease_until <= $1)",
-                        $sqlite,
-                    ))
-                    .bind(now)
-                    .fetch_one(&self.pool)
-                    .await?;
-                let claimed_videos: i64 = sqlx::query_scalar(sql(
-                    "SELECT count(*) FROM platform_videos WHERE lease_until > $1",
-                    $sqlite,
-                ))
+#[async_trait]
+impl<D: Dialect> OpsStore for SqlStore<D> {
+    async fn queue_stats(&self, now: DateTime<Utc>) -> Result<QueueStats, StoreError> {
+        let mut conn = self.read().await?;
+        let (due_videos, oldest_due_at): (i64, Option<DateTime<Utc>>) = D::query(
+            "SELECT count(*), min(next_refresh_at) FROM platform_videos
+             WHERE next_refresh_at IS NOT NULL AND next_refresh_at <= $1
+               AND (lease_until IS NULL OR lease_until <= $1)",
+        )
+        .bind(now)
+        .fetch_one(&mut *conn)
+        .await?;
+        let claimed_videos: i64 =
+            D::query("SELECT count(*) FROM platform_videos WHERE lease_until > $1")
                 .bind(now)
-                .fetch_one(&self.pool)
+                .fetch_scalar(&mut *conn)
                 .await?;
-                let jobs: Vec<(String, i64)> = sqlx::query_as(sql(
-                    "SELECT status, count(*) FROM creator_jobs GROUP BY status ORDER BY status",
-                    $sqlite,
-                ))
-                .fetch_all(&self.pool)
+        let jobs: Vec<(String, i64)> =
+            D::query("SELECT status, count(*) FROM creator_jobs GROUP BY status ORDER BY status")
+                .fetch_all(&mut *conn)
                 .await?;
-                Ok($crate::ops::QueueStats {
-                    due_videos,
-                    oldest_due_at,
-                    claimed_videos,
-                    jobs,
-                })
-            }
+        Ok(QueueStats {
+            due_videos,
+            oldest_due_at,
+            claimed_videos,
+            jobs,
+        })
+    }
 
-            async fn housekeep_observations(
-                &self,
-                now: chrono::DateTime<chrono::Utc>,
-                retention: Option<chrono::Duration>,
-            ) -> Result<$crate::ops::Housekeeping, $crate::StoreError> {
-                super::housekeeping::observations(self, now, retention).await
-            }
+    async fn housekeep_observations(
+        &self,
+        now: DateTime<Utc>,
+        retention: Option<chrono::Duration>,
+    ) -> Result<Housekeeping, StoreError> {
+        D::housekeep_observations(self, now, retention).await
+    }
 
-            async fn probe_row(
-                &self,
-                id: uuid::Uuid,
-            ) -> Result<Option<uuid::Uuid>, $crate::StoreError> {
-                use $crate::users::sql;
-                Ok(
-                    sqlx::query_scalar(sql("SELECT id FROM tracked_videos WHERE id = $1", $sqlite))
-                        .bind(id)
-                        .fetch_optional(&self.pool)
-                        .await?,
-                )
-            }
-        }
-    };
+    async fn probe_row(&self, id: uuid::Uuid) -> Result<Option<uuid::Uuid>, StoreError> {
+        D::query("SELECT id FROM tracked_videos WHERE id = $1")
+            .bind(id)
+            .fetch_scalar_optional(&mut *self.read().await?)
+            .await
+    }
 }
-pub(crate) use ops_store_impl;

@@ -80,6 +80,12 @@ pub(crate) trait Dialect: Database {
     /// (PostgreSQL's row lock; SQLite's one writer needs none).
     const ROW_LOCK: &'static str;
 
+    /// What follows a `SELECT` that joins tables when the transaction goes
+    /// on to write only the row of the one named `alias`: PostgreSQL's
+    /// `FOR UPDATE OF alias` (the joined rows stay unlocked); SQLite's one
+    /// writer needs none.
+    fn row_lock_of(alias: &str) -> String;
+
     /// What follows a `SELECT` of the organization row that must keep a
     /// check true until commit (a quota): PostgreSQL's `FOR NO KEY UPDATE`,
     /// which, unlike `FOR UPDATE`, does not wait on inserts that reference
@@ -132,6 +138,15 @@ pub(crate) trait Dialect: Database {
     /// Parameter `param` cast to the SQL type `ty` where PostgreSQL cannot
     /// infer it (a parameter used only in `IS NULL` tests, or in a `CASE`).
     fn typed(param: &str, ty: &str) -> String;
+
+    /// The observations' housekeeping ([`crate::OpsStore::housekeep_observations`]):
+    /// PostgreSQL's monthly partitions and the retention; SQLite's retention
+    /// by deletes, a day at a time.
+    fn housekeep_observations(
+        store: &SqlStore<Self>,
+        now: chrono::DateTime<chrono::Utc>,
+        retention: Option<chrono::Duration>,
+    ) -> impl Future<Output = Result<crate::ops::Housekeeping, StoreError>> + Send;
 
     /// Applies the backend's embedded migrations that `pool`'s database lacks.
     fn run_migrations(pool: &Pool<Self>) -> impl Future<Output = Result<(), StoreError>> + Send;
@@ -448,10 +463,7 @@ pub(crate) struct SqlStore<D: Dialect> {
 }
 
 #[async_trait::async_trait]
-impl<D: Dialect> crate::Store for SqlStore<D>
-where
-    SqlStore<D>: crate::UserStore + crate::InviteStore + crate::BloggerStore + crate::OpsStore,
-{
+impl<D: Dialect> crate::Store for SqlStore<D> {
     fn backend(&self) -> crate::Backend {
         D::BACKEND
     }

@@ -1,17 +1,16 @@
 //! Dashboard users, their organizations, and the service's own settings.
-//!
-//! One implementation for both backends (`user_store_impl`): each SQL text
-//! is written with `$n` parameters, which SQLite reads as `?n` (`sql`).
-
-use std::borrow::Cow;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use vidpulse_domain::identity::Role;
-use vidpulse_domain::{ApiKeyId, OrgId, UserId};
+use vidpulse_domain::{ApiKeyId, OrgId, Plan, UserId};
+
+use vidpulse_domain::identity::{Managers, dev_subject, email_key, may_remove};
 
 use crate::StoreError;
 use crate::orgs::ApiKeyRecord;
+use crate::rows::ApiKeyRow;
+use crate::sql::{Dialect, SqlStore};
 
 /// A dashboard user.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -144,436 +143,347 @@ pub enum RemoveMember {
     LastAdmin,
 }
 
-/// `sql` in the backend's spelling: `$n` parameters become `?n` on SQLite.
-pub(crate) fn sql(sql: &'static str, sqlite: bool) -> sqlx::AssertSqlSafe<Cow<'static, str>> {
-    sqlx::AssertSqlSafe(if sqlite {
-        Cow::Owned(sql.replace('$', "?"))
-    } else {
-        Cow::Borrowed(sql)
-    })
-}
-
 /// A stored role.
 pub(crate) fn parse_role(s: &str) -> Result<Role, StoreError> {
     Role::parse(s).ok_or_else(|| StoreError::Corrupt(format!("unknown role {s}")))
 }
 
-/// Implements [`UserStore`] for a backend: `$store` has a `pool` and a
-/// `write_tx()`; `$sqlite` picks the parameter spelling.
-macro_rules! user_store_impl {
-    ($store:ty, $sqlite:expr) => {
-        #[async_trait::async_trait]
-        impl $crate::users::UserStore for $store {
-            async fn user_for_identity(
-                &self,
-                subject: &str,
-                email: &str,
-                now: chrono::DateTime<chrono::Utc>,
-            ) -> Result<$crate::users::User, $crate::StoreError> {
-                use $crate::users::{User, sql};
-                type Row = (uuid::Uuid, Option<String>, String, String);
-                let mut tx = self.write_tx().await?;
-                let by_subject: Option<Row> = sqlx::query_as(sql(
-                    "SELECT id, subject, email, language FROM users WHERE subject = $1",
-                    $sqlite,
-                ))
-                .bind(subject)
-                .fetch_optional(&mut *tx)
-                .await?;
-                let user = |(id, subject, email, language): Row| User {
-                    id: vidpulse_domain::UserId(id),
-                    subject,
-                    email,
-                    language,
-                };
-                if let Some(row) = by_subject {
-                    return Ok(user(row));
-                }
-                let by_email: Option<Row> = sqlx::query_as(sql(
-                    "SELECT id, subject, email, language FROM users WHERE email_lower = $1",
-                    $sqlite,
-                ))
-                .bind(vidpulse_domain::identity::email_key(email))
-                .fetch_optional(&mut *tx)
-                .await?;
-                let found = match by_email {
-                    // A concurrent first sign-in of the same identity got there first.
-                    Some(row) if row.1.as_deref() == Some(subject) => user(row),
-                    // Another identity holds the address. Only the placeholder
-                    // subject `admin create-org --owner-email` gives (the
-                    // development identity's, derived from the address) yields
-                    // to the first verified token with that address.
-                    Some(row)
-                        if row.1.is_some()
-                            && row.1.as_deref()
-                                != Some(vidpulse_domain::identity::dev_subject(&row.2).as_str()) =>
-                    {
-                        return Err($crate::StoreError::Conflict {
-                            constraint: "users_email_lower".to_owned(),
-                        });
-                    }
-                    Some(row) => {
-                        sqlx::query(sql("UPDATE users SET subject = $2 WHERE id = $1", $sqlite))
-                            .bind(row.0)
-                            .bind(subject)
-                            .execute(&mut *tx)
-                            .await?;
-                        User {
-                            subject: Some(subject.to_owned()),
-                            ..user(row)
-                        }
-                    }
-                    None => {
-                        // A first sign-in often comes as a burst of requests:
-                        // the losers of the insert race read the winner's row.
-                        let id = vidpulse_domain::UserId::new();
-                        let inserted = sqlx::query(sql(
-                            "INSERT INTO users (id, subject, email, email_lower, created_at)
-                             VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
-                            $sqlite,
-                        ))
-                        .bind(id.0)
-                        .bind(subject)
-                        .bind(email)
-                        .bind(vidpulse_domain::identity::email_key(email))
-                        .bind(now)
-                        .execute(&mut *tx)
-                        .await?
-                        .rows_affected()
-                            == 1;
-                        if inserted {
-                            User {
-                                id,
-                                subject: Some(subject.to_owned()),
-                                email: email.to_owned(),
-                                language: "en".to_owned(),
-                            }
-                        } else {
-                            let winner: Option<Row> = sqlx::query_as(sql(
-                                "SELECT id, subject, email, language FROM users WHERE subject = $1",
-                                $sqlite,
-                            ))
-                            .bind(subject)
-                            .fetch_optional(&mut *tx)
-                            .await?;
-                            match winner {
-                                Some(row) => user(row),
-                                None => {
-                                    return Err($crate::StoreError::Conflict {
-                                        constraint: "users_email_lower".to_owned(),
-                                    });
-                                }
-                            }
-                        }
-                    }
-                };
-                tx.commit().await?;
-                Ok(found)
-            }
-
-            async fn register_organization(
-                &self,
-                user: vidpulse_domain::UserId,
-                name: &str,
-                now: chrono::DateTime<chrono::Utc>,
-            ) -> Result<vidpulse_domain::OrgId, $crate::StoreError> {
-                use $crate::users::sql;
-                let id = vidpulse_domain::OrgId::new();
-                let mut tx = self.write_tx().await?;
-                sqlx::query(sql(
-                    "INSERT INTO organizations (id, name, plan, created_at) VALUES ($1, $2, $3, $4)",
-                    $sqlite,
-                ))
-                .bind(id.0)
-                .bind(name)
-                .bind(vidpulse_domain::Plan::Free.as_str())
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query(sql(
-                    "INSERT INTO memberships (organization_id, user_id, role, created_at)
-                     VALUES ($1, $2, $3, $4)",
-                    $sqlite,
-                ))
-                .bind(id.0)
-                .bind(user.0)
-                .bind(vidpulse_domain::identity::Role::Admin.as_str())
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-                tx.commit().await?;
-                Ok(id)
-            }
-
-            async fn memberships(
-                &self,
-                user: vidpulse_domain::UserId,
-            ) -> Result<Vec<$crate::users::Membership>, $crate::StoreError> {
-                use $crate::users::{Membership, parse_role, sql};
-                let rows: Vec<(uuid::Uuid, String, String)> = sqlx::query_as(sql(
-                    "SELECT o.id, o.name, m.role FROM memberships m
-                     JOIN organizations o ON o.id = m.organization_id
-                     WHERE m.user_id = $1 ORDER BY o.name, o.id",
-                    $sqlite,
-                ))
-                .bind(user.0)
-                .fetch_all(&self.pool)
-                .await?;
-                rows.into_iter()
-                    .map(|(id, name, role)| {
-                        Ok(Membership {
-                            organization_id: vidpulse_domain::OrgId(id),
-                            name,
-                            role: parse_role(&role)?,
-                        })
-                    })
-                    .collect()
-            }
-
-            async fn setting_or_insert(
-                &self,
-                key: &str,
-                value: &str,
-            ) -> Result<String, $crate::StoreError> {
-                use $crate::users::sql;
-                let mut tx = self.write_tx().await?;
-                sqlx::query(sql(
-                    "INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
-                    $sqlite,
-                ))
-                .bind(key)
-                .bind(value)
-                .execute(&mut *tx)
-                .await?;
-                let stored: String =
-                    sqlx::query_scalar(sql("SELECT value FROM settings WHERE key = $1", $sqlite))
-                        .bind(key)
-                        .fetch_one(&mut *tx)
-                        .await?;
-                tx.commit().await?;
-                Ok(stored)
-            }
-
-            async fn membership_role(
-                &self,
-                user: vidpulse_domain::UserId,
-                org: vidpulse_domain::OrgId,
-            ) -> Result<Option<vidpulse_domain::identity::Role>, $crate::StoreError> {
-                use $crate::users::{parse_role, sql};
-                let role: Option<String> = sqlx::query_scalar(sql(
-                    "SELECT role FROM memberships WHERE user_id = $1 AND organization_id = $2",
-                    $sqlite,
-                ))
-                .bind(user.0)
-                .bind(org.0)
-                .fetch_optional(&self.pool)
-                .await?;
-                role.as_deref().map(parse_role).transpose()
-            }
-
-            async fn organization_settings(
-                &self,
-                org: vidpulse_domain::OrgId,
-            ) -> Result<Option<$crate::users::OrgSettings>, $crate::StoreError> {
-                use $crate::users::{OrgSettings, sql};
-                let row: Option<(uuid::Uuid, String, Option<String>, String)> =
-                    sqlx::query_as(sql(
-                        "SELECT id, name, logo_url, currency FROM organizations WHERE id = $1",
-                        $sqlite,
-                    ))
-                    .bind(org.0)
-                    .fetch_optional(&self.pool)
-                    .await?;
-                Ok(row.map(|(id, name, logo_url, currency)| OrgSettings {
-                    id: vidpulse_domain::OrgId(id),
-                    name,
-                    logo_url,
-                    currency,
-                }))
-            }
-
-            async fn set_logo_url(
-                &self,
-                org: vidpulse_domain::OrgId,
-                url: &str,
-            ) -> Result<(), $crate::StoreError> {
-                use $crate::users::sql;
-                let mut tx = self.write_tx().await?;
-                sqlx::query(sql("UPDATE organizations SET logo_url = $2 WHERE id = $1", $sqlite))
-                    .bind(org.0)
-                    .bind(url)
-                    .execute(&mut *tx)
-                    .await?;
-                tx.commit().await?;
-                Ok(())
-            }
-
-            async fn set_language(
-                &self,
-                user: vidpulse_domain::UserId,
-                language: &str,
-            ) -> Result<(), $crate::StoreError> {
-                use $crate::users::sql;
-                let mut tx = self.write_tx().await?;
-                sqlx::query(sql("UPDATE users SET language = $2 WHERE id = $1", $sqlite))
-                    .bind(user.0)
-                    .bind(language)
-                    .execute(&mut *tx)
-                    .await?;
-                tx.commit().await?;
-                Ok(())
-            }
-
-            async fn add_member(
-                &self,
-                org: vidpulse_domain::OrgId,
-                user: vidpulse_domain::UserId,
-                role: vidpulse_domain::identity::Role,
-                now: chrono::DateTime<chrono::Utc>,
-            ) -> Result<bool, $crate::StoreError> {
-                use $crate::users::sql;
-                let mut tx = self.write_tx().await?;
-                let added = sqlx::query(sql(
-                    "INSERT INTO memberships (organization_id, user_id, role, created_at)
-                     VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-                    $sqlite,
-                ))
-                .bind(org.0)
-                .bind(user.0)
-                .bind(role.as_str())
-                .bind(now)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected()
-                    == 1;
-                tx.commit().await?;
-                Ok(added)
-            }
-
-            async fn members(
-                &self,
-                org: vidpulse_domain::OrgId,
-            ) -> Result<Vec<$crate::users::Member>, $crate::StoreError> {
-                use $crate::users::{Member, parse_role, sql};
-                let rows: Vec<(uuid::Uuid, String, String)> = sqlx::query_as(sql(
-                    "SELECT u.id, u.email, m.role FROM memberships m JOIN users u ON u.id = m.user_id
-                     WHERE m.organization_id = $1 ORDER BY u.email_lower, u.id",
-                    $sqlite,
-                ))
-                .bind(org.0)
-                .fetch_all(&self.pool)
-                .await?;
-                rows.into_iter()
-                    .map(|(id, email, role)| {
-                        Ok(Member {
-                            user_id: vidpulse_domain::UserId(id),
-                            email,
-                            role: parse_role(&role)?,
-                        })
-                    })
-                    .collect()
-            }
-
-            async fn remove_member(
-                &self,
-                org: vidpulse_domain::OrgId,
-                user: vidpulse_domain::UserId,
-            ) -> Result<$crate::users::RemoveMember, $crate::StoreError> {
-                use $crate::users::{RemoveMember, sql};
-                let mut tx = self.write_tx().await?;
-                // The organization row serializes removals (PostgreSQL; SQLite
-                // has one writer), so two admins cannot remove each other.
-                let locked: Option<uuid::Uuid> = sqlx::query_scalar(sql(
-                    if $sqlite {
-                        "SELECT id FROM organizations WHERE id = $1"
-                    } else {
-                        "SELECT id FROM organizations WHERE id = $1 FOR NO KEY UPDATE"
-                    },
-                    $sqlite,
-                ))
-                .bind(org.0)
-                .fetch_optional(&mut *tx)
-                .await?;
-                if locked.is_none() {
-                    return Ok(RemoveMember::NotMember);
-                }
-                let role: Option<String> = sqlx::query_scalar(sql(
-                    "SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2",
-                    $sqlite,
-                ))
-                .bind(org.0)
-                .bind(user.0)
-                .fetch_optional(&mut *tx)
-                .await?;
-                let Some(role) = role else {
-                    return Ok(RemoveMember::NotMember);
-                };
-                let (admins, owners): (i64, i64) = sqlx::query_as(sql(
-                    "SELECT coalesce(sum(CASE WHEN role = 'admin' THEN 1 ELSE 0 END), 0),
-                            coalesce(sum(CASE WHEN role = 'owner' THEN 1 ELSE 0 END), 0)
-                     FROM memberships WHERE organization_id = $1",
-                    $sqlite,
-                ))
-                .bind(org.0)
-                .fetch_one(&mut *tx)
-                .await?;
-                let managers = vidpulse_domain::identity::Managers { admins, owners };
-                if !vidpulse_domain::identity::may_remove($crate::users::parse_role(&role)?, managers) {
-                    return Ok(RemoveMember::LastAdmin);
-                }
-                sqlx::query(sql(
-                    "DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2",
-                    $sqlite,
-                ))
-                .bind(org.0)
-                .bind(user.0)
-                .execute(&mut *tx)
-                .await?;
-                tx.commit().await?;
-                Ok(RemoveMember::Removed)
-            }
-
-            async fn list_api_keys(
-                &self,
-                org: vidpulse_domain::OrgId,
-            ) -> Result<Vec<$crate::orgs::ApiKeyRecord>, $crate::StoreError> {
-                use $crate::users::sql;
-                let rows: Vec<$crate::rows::ApiKeyRow> = sqlx::query_as(sql(
-                    "SELECT id, organization_id, name, prefix, key_hash, created_at, last_used_at,
-                            revoked_at
-                     FROM api_keys WHERE organization_id = $1 ORDER BY created_at DESC, id",
-                    $sqlite,
-                ))
-                .bind(org.0)
-                .fetch_all(&self.pool)
-                .await?;
-                Ok(rows.into_iter().map(Into::into).collect())
-            }
-
-            async fn revoke_api_key(
-                &self,
-                org: vidpulse_domain::OrgId,
-                key: vidpulse_domain::ApiKeyId,
-                now: chrono::DateTime<chrono::Utc>,
-            ) -> Result<bool, $crate::StoreError> {
-                use $crate::users::sql;
-                let mut tx = self.write_tx().await?;
-                let done = sqlx::query(sql(
-                    "UPDATE api_keys SET revoked_at = $3
-                     WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL",
-                    $sqlite,
-                ))
-                .bind(key.0)
-                .bind(org.0)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected()
-                    == 1;
-                tx.commit().await?;
-                Ok(done)
-            }
-        }
-    };
+/// The rows `sql` selects for `key` (`$1`): an id, a name and a stored
+/// role each, made a `T` by `make` once the role is read.
+async fn with_roles<D: Dialect, T>(
+    store: &SqlStore<D>,
+    sql: &'static str,
+    key: uuid::Uuid,
+    make: impl Fn(uuid::Uuid, String, Role) -> T + Send,
+) -> Result<Vec<T>, StoreError> {
+    let rows: Vec<(uuid::Uuid, String, String)> = D::query(sql)
+        .bind(key)
+        .fetch_all(&mut *store.read().await?)
+        .await?;
+    rows.into_iter()
+        .map(|(id, name, role)| Ok(make(id, name, parse_role(&role)?)))
+        .collect()
 }
-pub(crate) use user_store_impl;
+
+/// Runs the update `sql` of row `id` (`$1`) to `value` (`$2`) in a write
+/// transaction of its own.
+async fn set_text<D: Dialect>(
+    store: &SqlStore<D>,
+    sql: &'static str,
+    id: uuid::Uuid,
+    value: &str,
+) -> Result<(), StoreError> {
+    let mut tx = store.write_tx().await?;
+    D::query(sql).bind(id).bind(value).execute(&mut *tx).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// A user row: id, subject, e-mail, language.
+type UserRow = (uuid::Uuid, Option<String>, String, String);
+
+const USER_BY_SUBJECT: &str = "SELECT id, subject, email, language FROM users WHERE subject = $1";
+
+fn user((id, subject, email, language): UserRow) -> User {
+    User {
+        id: UserId(id),
+        subject,
+        email,
+        language,
+    }
+}
+
+#[async_trait]
+impl<D: Dialect> UserStore for SqlStore<D> {
+    async fn user_for_identity(
+        &self,
+        subject: &str,
+        email: &str,
+        now: DateTime<Utc>,
+    ) -> Result<User, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let by_subject: Option<UserRow> = D::query(USER_BY_SUBJECT)
+            .bind(subject)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if let Some(row) = by_subject {
+            return Ok(user(row));
+        }
+        let by_email: Option<UserRow> =
+            D::query("SELECT id, subject, email, language FROM users WHERE email_lower = $1")
+                .bind(email_key(email))
+                .fetch_optional(&mut *tx)
+                .await?;
+        let found = match by_email {
+            // A concurrent first sign-in of the same identity got there first.
+            Some(row) if row.1.as_deref() == Some(subject) => user(row),
+            // Another identity holds the address. Only the placeholder
+            // subject `admin create-org --owner-email` gives (the
+            // development identity's, derived from the address) yields
+            // to the first verified token with that address.
+            Some(row)
+                if row.1.is_some() && row.1.as_deref() != Some(dev_subject(&row.2).as_str()) =>
+            {
+                return Err(StoreError::Conflict {
+                    constraint: "users_email_lower".to_owned(),
+                });
+            }
+            Some(row) => {
+                D::query("UPDATE users SET subject = $2 WHERE id = $1")
+                    .bind(row.0)
+                    .bind(subject)
+                    .execute(&mut *tx)
+                    .await?;
+                User {
+                    subject: Some(subject.to_owned()),
+                    ..user(row)
+                }
+            }
+            None => {
+                // A first sign-in often comes as a burst of requests:
+                // the losers of the insert race read the winner's row.
+                let id = UserId::new();
+                let inserted = D::query(
+                    "INSERT INTO users (id, subject, email, email_lower, created_at)
+                     VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING",
+                )
+                .bind(id.0)
+                .bind(subject)
+                .bind(email)
+                .bind(email_key(email))
+                .bind(now)
+                .execute(&mut *tx)
+                .await?
+                    == 1;
+                if inserted {
+                    User {
+                        id,
+                        subject: Some(subject.to_owned()),
+                        email: email.to_owned(),
+                        language: "en".to_owned(),
+                    }
+                } else {
+                    let winner: Option<UserRow> = D::query(USER_BY_SUBJECT)
+                        .bind(subject)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                    match winner {
+                        Some(row) => user(row),
+                        None => {
+                            return Err(StoreError::Conflict {
+                                constraint: "users_email_lower".to_owned(),
+                            });
+                        }
+                    }
+                }
+            }
+        };
+        tx.commit().await?;
+        Ok(found)
+    }
+
+    async fn register_organization(
+        &self,
+        user: UserId,
+        name: &str,
+        now: DateTime<Utc>,
+    ) -> Result<OrgId, StoreError> {
+        let id = OrgId::new();
+        let mut tx = self.write_tx().await?;
+        D::query("INSERT INTO organizations (id, name, plan, created_at) VALUES ($1, $2, $3, $4)")
+            .bind(id.0)
+            .bind(name)
+            .bind(Plan::Free.as_str())
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        D::query(
+            "INSERT INTO memberships (organization_id, user_id, role, created_at)
+             VALUES ($1, $2, $3, $4)",
+        )
+        .bind(id.0)
+        .bind(user.0)
+        .bind(Role::Admin.as_str())
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(id)
+    }
+
+    async fn memberships(&self, user: UserId) -> Result<Vec<Membership>, StoreError> {
+        let sql = "SELECT o.id, o.name, m.role FROM memberships m
+             JOIN organizations o ON o.id = m.organization_id
+             WHERE m.user_id = $1 ORDER BY o.name, o.id";
+        with_roles(self, sql, user.0, |id, name, role| Membership {
+            organization_id: OrgId(id),
+            name,
+            role,
+        })
+        .await
+    }
+
+    async fn setting_or_insert(&self, key: &str, value: &str) -> Result<String, StoreError> {
+        let mut tx = self.write_tx().await?;
+        D::query("INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING")
+            .bind(key)
+            .bind(value)
+            .execute(&mut *tx)
+            .await?;
+        let stored: String = D::query("SELECT value FROM settings WHERE key = $1")
+            .bind(key)
+            .fetch_scalar(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(stored)
+    }
+
+    async fn membership_role(&self, user: UserId, org: OrgId) -> Result<Option<Role>, StoreError> {
+        let role: Option<String> =
+            D::query("SELECT role FROM memberships WHERE user_id = $1 AND organization_id = $2")
+                .bind(user.0)
+                .bind(org.0)
+                .fetch_scalar_optional(&mut *self.read().await?)
+                .await?;
+        role.as_deref().map(parse_role).transpose()
+    }
+
+    async fn organization_settings(&self, org: OrgId) -> Result<Option<OrgSettings>, StoreError> {
+        let row: Option<(uuid::Uuid, String, Option<String>, String)> =
+            D::query("SELECT id, name, logo_url, currency FROM organizations WHERE id = $1")
+                .bind(org.0)
+                .fetch_optional(&mut *self.read().await?)
+                .await?;
+        Ok(row.map(|(id, name, logo_url, currency)| OrgSettings {
+            id: OrgId(id),
+            name,
+            logo_url,
+            currency,
+        }))
+    }
+
+    async fn set_logo_url(&self, org: OrgId, url: &str) -> Result<(), StoreError> {
+        let sql = "UPDATE organizations SET logo_url = $2 WHERE id = $1";
+        set_text(self, sql, org.0, url).await
+    }
+
+    async fn set_language(&self, user: UserId, language: &str) -> Result<(), StoreError> {
+        set_text(
+            self,
+            "UPDATE users SET language = $2 WHERE id = $1",
+            user.0,
+            language,
+        )
+        .await
+    }
+
+    async fn add_member(
+        &self,
+        org: OrgId,
+        user: UserId,
+        role: Role,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let added = D::query(
+            "INSERT INTO memberships (organization_id, user_id, role, created_at)
+             VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
+        )
+        .bind(org.0)
+        .bind(user.0)
+        .bind(role.as_str())
+        .bind(now)
+        .execute(&mut *tx)
+        .await?
+            == 1;
+        tx.commit().await?;
+        Ok(added)
+    }
+
+    async fn members(&self, org: OrgId) -> Result<Vec<Member>, StoreError> {
+        let sql = "SELECT u.id, u.email, m.role FROM memberships m JOIN users u ON u.id = m.user_id
+             WHERE m.organization_id = $1 ORDER BY u.email_lower, u.id";
+        with_roles(self, sql, org.0, |id, email, role| Member {
+            user_id: UserId(id),
+            email,
+            role,
+        })
+        .await
+    }
+
+    async fn remove_member(&self, org: OrgId, user: UserId) -> Result<RemoveMember, StoreError> {
+        let mut tx = self.write_tx().await?;
+        // The organization row serializes removals (PostgreSQL; SQLite
+        // has one writer), so two admins cannot remove each other.
+        let locked: Option<uuid::Uuid> = D::query(sqlx::AssertSqlSafe(format!(
+            "SELECT id FROM organizations WHERE id = $1 {}",
+            D::ORG_LOCK
+        )))
+        .bind(org.0)
+        .fetch_scalar_optional(&mut *tx)
+        .await?;
+        if locked.is_none() {
+            return Ok(RemoveMember::NotMember);
+        }
+        let role: Option<String> =
+            D::query("SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2")
+                .bind(org.0)
+                .bind(user.0)
+                .fetch_scalar_optional(&mut *tx)
+                .await?;
+        let Some(role) = role else {
+            return Ok(RemoveMember::NotMember);
+        };
+        let (admins, owners): (i64, i64) = D::query(
+            "SELECT coalesce(sum(CASE WHEN role = 'admin' THEN 1 ELSE 0 END), 0),
+                    coalesce(sum(CASE WHEN role = 'owner' THEN 1 ELSE 0 END), 0)
+             FROM memberships WHERE organization_id = $1",
+        )
+        .bind(org.0)
+        .fetch_one(&mut *tx)
+        .await?;
+        if !may_remove(parse_role(&role)?, Managers { admins, owners }) {
+            return Ok(RemoveMember::LastAdmin);
+        }
+        D::query("DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2")
+            .bind(org.0)
+            .bind(user.0)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(RemoveMember::Removed)
+    }
+
+    async fn list_api_keys(&self, org: OrgId) -> Result<Vec<ApiKeyRecord>, StoreError> {
+        let rows: Vec<ApiKeyRow> = D::query(
+            "SELECT id, organization_id, name, prefix, key_hash, created_at, last_used_at,
+                    revoked_at
+             FROM api_keys WHERE organization_id = $1 ORDER BY created_at DESC, id",
+        )
+        .bind(org.0)
+        .fetch_all(&mut *self.read().await?)
+        .await?;
+        Ok(rows.into_iter().map(Into::into).collect())
+    }
+
+    async fn revoke_api_key(
+        &self,
+        org: OrgId,
+        key: ApiKeyId,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let done = D::query(
+            "UPDATE api_keys SET revoked_at = $3
+             WHERE id = $1 AND organization_id = $2 AND revoked_at IS NULL",
+        )
+        .bind(key.0)
+        .bind(org.0)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?
+            == 1;
+        tx.commit().await?;
+        Ok(done)
+    }
+}

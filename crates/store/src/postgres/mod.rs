@@ -24,7 +24,6 @@ use sqlx::AssertSqlSafe;
 
 mod housekeeping;
 mod record;
-mod users;
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
@@ -72,12 +71,24 @@ impl Dialect for Postgres {
 
     crate::sql::run_queries!();
 
+    async fn housekeep_observations(
+        store: &SqlStore<Self>,
+        now: DateTime<Utc>,
+        retention: Option<chrono::Duration>,
+    ) -> Result<crate::ops::Housekeeping, StoreError> {
+        housekeeping::observations(store, now, retention).await
+    }
+
     async fn run_migrations(pool: &sqlx::Pool<Self>) -> Result<(), StoreError> {
         Ok(MIGRATOR.run(pool).await?)
     }
 
     fn day_of(column: &str) -> String {
         format!("(({column}) AT TIME ZONE 'UTC')::DATE")
+    }
+
+    fn row_lock_of(alias: &str) -> String {
+        format!("{} OF {alias}", Self::ROW_LOCK)
     }
 
     fn typed(param: &str, ty: &str) -> String {

@@ -21,7 +21,6 @@ use sqlx::AssertSqlSafe;
 
 mod housekeeping;
 mod record;
-mod users;
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 
@@ -94,12 +93,24 @@ impl Dialect for Sqlite {
 
     crate::sql::run_queries!();
 
+    async fn housekeep_observations(
+        store: &SqlStore<Self>,
+        now: DateTime<Utc>,
+        retention: Option<chrono::Duration>,
+    ) -> Result<crate::ops::Housekeeping, StoreError> {
+        housekeeping::observations(store, now, retention).await
+    }
+
     async fn run_migrations(pool: &sqlx::Pool<Self>) -> Result<(), StoreError> {
         Ok(MIGRATOR.run(pool).await?)
     }
 
     fn day_of(column: &str) -> String {
         format!("substr({column}, 1, 10)")
+    }
+
+    fn row_lock_of(_: &str) -> String {
+        String::new()
     }
 
     fn typed(param: &str, _: &str) -> String {

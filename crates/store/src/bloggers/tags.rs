@@ -1,0 +1,104 @@
+//! An organization's tags, and a tracked account's: what its videos, present
+//! and future, carry.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+use vidpulse_domain::OrgId;
+
+use super::{SetTags, Tag};
+use crate::StoreError;
+use crate::sql::{Dialect, SqlStore};
+
+/// A tag row: id, name, creation time.
+type TagRow = (Uuid, String, DateTime<Utc>);
+
+fn tag((id, name, created_at): TagRow) -> Tag {
+    Tag {
+        id,
+        name,
+        created_at,
+    }
+}
+
+/// [`crate::BloggerStore::tags`].
+pub(super) async fn list<D: Dialect>(
+    store: &SqlStore<D>,
+    org: OrgId,
+) -> Result<Vec<Tag>, StoreError> {
+    let rows: Vec<TagRow> = D::query(
+        "SELECT id, name, created_at FROM tags WHERE organization_id = $1
+         ORDER BY name_lower",
+    )
+    .bind(org.0)
+    .fetch_all(&mut *store.read().await?)
+    .await?;
+    Ok(rows.into_iter().map(tag).collect())
+}
+
+/// [`crate::BloggerStore::create_tag`].
+pub(super) async fn create<D: Dialect>(
+    store: &SqlStore<D>,
+    org: OrgId,
+    name: &str,
+    now: DateTime<Utc>,
+) -> Result<(Tag, bool), StoreError> {
+    let mut tx = store.write_tx().await?;
+    let created: Option<Uuid> = D::query(
+        "INSERT INTO tags (id, organization_id, name, name_lower, created_at)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (organization_id, name_lower) DO NOTHING
+         RETURNING id",
+    )
+    .bind(Uuid::now_v7())
+    .bind(org.0)
+    .bind(name)
+    .bind(name.to_lowercase())
+    .bind(now)
+    .fetch_scalar_optional(&mut *tx)
+    .await?;
+    let row: TagRow = D::query(
+        "SELECT id, name, created_at FROM tags
+         WHERE organization_id = $1 AND name_lower = $2",
+    )
+    .bind(org.0)
+    .bind(name.to_lowercase())
+    .fetch_one(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok((tag(row), created.is_some()))
+}
+
+/// [`crate::BloggerStore::set_blogger_tags`].
+pub(super) async fn set_on_account<D: Dialect>(
+    store: &SqlStore<D>,
+    org: OrgId,
+    tracking_id: Uuid,
+    tag_ids: &[Uuid],
+) -> Result<SetTags, StoreError> {
+    let mut tx = store.write_tx().await?;
+    if !super::manage::account_exists::<D>(&mut tx, org, tracking_id).await? {
+        return Ok(SetTags::UnknownBlogger);
+    }
+    let mut tags = Vec::with_capacity(tag_ids.len());
+    let mut unknown = Vec::new();
+    for id in tag_ids {
+        let found: Option<(String, DateTime<Utc>)> =
+            D::query("SELECT name, created_at FROM tags WHERE id = $1 AND organization_id = $2")
+                .bind(id)
+                .bind(org.0)
+                .fetch_optional(&mut *tx)
+                .await?;
+        match found {
+            Some((name, created_at)) => tags.push(tag((*id, name, created_at))),
+            None => unknown.push(*id),
+        }
+    }
+    if !unknown.is_empty() {
+        return Ok(SetTags::UnknownTags(unknown));
+    }
+    crate::creators::replace_account_tags(&mut tx, org.0, tracking_id, tag_ids).await?;
+    tx.commit().await?;
+    tags.sort_by_key(|t| t.name.to_lowercase());
+    tags.dedup_by_key(|t| t.id);
+    Ok(SetTags::Done(tags))
+}
