@@ -966,7 +966,7 @@ async fn upsert_creator<D: Dialect>(
     p: &CreatorProfile,
     now: DateTime<Utc>,
 ) -> Result<Uuid, StoreError> {
-    Ok(D::query(
+    D::query(
         "INSERT INTO creators
            (id, platform, channel_id, username, username_key, display_name, avatar_url,
             follower_count, last_fetched_at, created_at)
@@ -989,7 +989,7 @@ async fn upsert_creator<D: Dialect>(
     .bind(p.follower_count)
     .bind(now)
     .fetch_scalar(&mut **tx)
-    .await?)
+    .await
 }
 
 /// Tracks what the quota allows; returns (newly tracked, skipped).

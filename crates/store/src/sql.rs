@@ -234,10 +234,10 @@ pub(crate) struct Query<D: Dialect> {
 impl<D: Dialect> Query<D> {
     /// Binds the next parameter.
     pub(crate) fn bind<'t, T: Bind<'t>>(mut self, value: T) -> Self {
-        if self.error.is_none() {
-            if let Err(e) = D::add(&mut self.args, value) {
-                self.error = Some(e);
-            }
+        if self.error.is_none()
+            && let Err(e) = D::add(&mut self.args, value)
+        {
+            self.error = Some(e);
         }
         self
     }
@@ -248,10 +248,10 @@ impl<D: Dialect> Query<D> {
         mut self,
         add: impl FnOnce(&mut <D as Database>::Arguments) -> Result<(), sqlx::error::BoxDynError>,
     ) -> Self {
-        if self.error.is_none() {
-            if let Err(e) = add(&mut self.args) {
-                self.error = Some(e);
-            }
+        if self.error.is_none()
+            && let Err(e) = add(&mut self.args)
+        {
+            self.error = Some(e);
         }
         self
     }
@@ -357,10 +357,10 @@ impl<D: Dialect> Builder<D> {
         self.binds += 1;
         self.sql.push('$');
         self.sql.push_str(&self.binds.to_string());
-        if self.error.is_none() {
-            if let Err(e) = D::add(&mut self.args, value) {
-                self.error = Some(e);
-            }
+        if self.error.is_none()
+            && let Err(e) = D::add(&mut self.args, value)
+        {
+            self.error = Some(e);
         }
         self
     }

@@ -655,7 +655,7 @@ pub(crate) async fn videos_in_use<D: Dialect>(
     now: DateTime<Utc>,
 ) -> Result<i64, StoreError> {
     let (today, tomorrow) = quota_day(now);
-    Ok(D::query(
+    D::query(
         "SELECT CAST((SELECT coalesce(sum(videos), 0) FROM tracked_video_ends
                  WHERE organization_id = $1 AND end_day > $3) AS BIGINT)
               + (SELECT count(*) FROM tracked_videos
@@ -667,7 +667,7 @@ pub(crate) async fn videos_in_use<D: Dialect>(
     .bind(today)
     .bind(tomorrow)
     .fetch_scalar(&mut **tx)
-    .await?)
+    .await
 }
 
 /// Tracks a batch inside `tx`, charging `reason` per newly tracked video.
