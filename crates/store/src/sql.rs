@@ -185,10 +185,25 @@ pub(crate) trait Dialect: Database {
     }
 }
 
-/// The three ways to run a [`Query`], the same text for both backends (each
-/// through its own sqlx executor): expanded inside each `impl Dialect`.
-macro_rules! run_queries {
+/// The items of [`Dialect`] whose text is the same for both backends though
+/// each resolves to its own types: the three ways to run a [`Query`] (each
+/// through the backend's sqlx executor), binding, migrations (the module's
+/// `MIGRATOR`) and observation housekeeping (the module's `housekeeping`).
+/// Expanded inside each `impl Dialect`.
+macro_rules! same_text_items {
     () => {
+        async fn housekeep_observations(
+            store: &SqlStore<Self>,
+            now: chrono::DateTime<chrono::Utc>,
+            retention: Option<chrono::Duration>,
+        ) -> Result<crate::ops::Housekeeping, StoreError> {
+            housekeeping::observations(store, now, retention).await
+        }
+
+        async fn run_migrations(pool: &sqlx::Pool<Self>) -> Result<(), StoreError> {
+            Ok(MIGRATOR.run(pool).await?)
+        }
+
         async fn execute(query: Query<Self>, conn: &mut Conn<Self>) -> Result<u64, StoreError> {
             let (sql, args) = query.into_parts()?;
             Ok(sqlx::query_with(sql, args)
@@ -221,7 +236,7 @@ macro_rules! run_queries {
         }
     };
 }
-pub(crate) use run_queries;
+pub(crate) use same_text_items;
 
 /// A SQL text and its bound values, for backend `D`.
 pub(crate) struct Query<D: Dialect> {

@@ -69,19 +69,7 @@ impl Dialect for Postgres {
     const RECORD_COLUMNS: &'static str = record::RECORD_COLUMNS;
     const RECORD_JOIN: &'static str = record::HISTORY_JOIN;
 
-    crate::sql::run_queries!();
-
-    async fn housekeep_observations(
-        store: &SqlStore<Self>,
-        now: DateTime<Utc>,
-        retention: Option<chrono::Duration>,
-    ) -> Result<crate::ops::Housekeeping, StoreError> {
-        housekeeping::observations(store, now, retention).await
-    }
-
-    async fn run_migrations(pool: &sqlx::Pool<Self>) -> Result<(), StoreError> {
-        Ok(MIGRATOR.run(pool).await?)
-    }
+    crate::sql::same_text_items!();
 
     fn day_of(column: &str) -> String {
         format!("(({column}) AT TIME ZONE 'UTC')::DATE")

@@ -91,19 +91,7 @@ impl Dialect for Sqlite {
     const RECORD_COLUMNS: &'static str = record::RECORD_COLUMNS;
     const RECORD_JOIN: &'static str = "";
 
-    crate::sql::run_queries!();
-
-    async fn housekeep_observations(
-        store: &SqlStore<Self>,
-        now: DateTime<Utc>,
-        retention: Option<chrono::Duration>,
-    ) -> Result<crate::ops::Housekeeping, StoreError> {
-        housekeeping::observations(store, now, retention).await
-    }
-
-    async fn run_migrations(pool: &sqlx::Pool<Self>) -> Result<(), StoreError> {
-        Ok(MIGRATOR.run(pool).await?)
-    }
+    crate::sql::same_text_items!();
 
     fn day_of(column: &str) -> String {
         format!("substr({column}, 1, 10)")
