@@ -97,7 +97,9 @@ pub trait AnalyticsStore {
     ) -> Result<Vec<AnalyticsRow>, StoreError>;
 }
 
-#[derive(Debug, sqlx::FromRow)]
+/// One row of an analytics statement: read as a row, or (SQLite) from the
+/// JSON array `[day, platform, author, campaign, views, …]` in field order.
+#[derive(Debug, sqlx::FromRow, serde::Deserialize)]
 pub(crate) struct AggRow {
     pub day: Option<NaiveDate>,
     pub platform: Option<String>,

@@ -191,8 +191,14 @@ pub(crate) fn video_state(
     }
 }
 
-impl VideoJsonRow {
-    pub(crate) fn into_record(self, now: DateTime<Utc>) -> Result<VideoRecord, StoreError> {
+/// A backend's row of a video record ([`crate::sql::Dialect::RecordRow`]).
+pub(crate) trait IntoRecord {
+    /// The record it holds, its state as at `now`.
+    fn into_record(self, now: DateTime<Utc>) -> Result<VideoRecord, StoreError>;
+}
+
+impl IntoRecord for VideoJsonRow {
+    fn into_record(self, now: DateTime<Utc>) -> Result<VideoRecord, StoreError> {
         let tags: Vec<String> = match self.tags_json.as_deref() {
             Some(json) => serde_json::from_str(json).map_err(corrupt)?,
             None => Vec::new(),
@@ -223,8 +229,8 @@ impl VideoJsonRow {
     }
 }
 
-impl VideoArrayRow {
-    pub(crate) fn into_record(self, now: DateTime<Utc>) -> Result<VideoRecord, StoreError> {
+impl IntoRecord for VideoArrayRow {
+    fn into_record(self, now: DateTime<Utc>) -> Result<VideoRecord, StoreError> {
         let times = self.history_at.unwrap_or_default();
         let column = |values: Option<Vec<Option<i64>>>| -> Result<Vec<Option<i64>>, StoreError> {
             let values = values.unwrap_or_default();

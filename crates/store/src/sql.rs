@@ -104,6 +104,12 @@ pub(crate) trait Dialect: Database {
     /// SQLite, as arrays from one lateral pass on PostgreSQL).
     const RECORD_COLUMNS: &'static str;
 
+    /// The row [`Dialect::RECORD_COLUMNS`] reads.
+    type RecordRow: for<'r> sqlx::FromRow<'r, <Self as Database>::Row>
+        + crate::rows::IntoRecord
+        + Send
+        + Unpin;
+
     /// What a record's `FROM` joins beyond `tv` and `pv`.
     const RECORD_JOIN: &'static str;
 
@@ -202,6 +208,18 @@ macro_rules! same_text_items {
 
         async fn run_migrations(pool: &sqlx::Pool<Self>) -> Result<(), StoreError> {
             Ok(MIGRATOR.run(pool).await?)
+        }
+
+        async fn fetch_records(
+            query: Query<Self>,
+            conn: &mut Conn<Self>,
+            now: chrono::DateTime<chrono::Utc>,
+        ) -> Result<Vec<crate::VideoRecord>, StoreError> {
+            let (sql, args) = query.into_parts()?;
+            let rows: Vec<Self::RecordRow> = sqlx::query_as_with(sql, args).fetch_all(conn).await?;
+            rows.into_iter()
+                .map(|r| crate::rows::IntoRecord::into_record(r, now))
+                .collect()
         }
 
         async fn execute(query: Query<Self>, conn: &mut Conn<Self>) -> Result<u64, StoreError> {

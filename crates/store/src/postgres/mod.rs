@@ -11,10 +11,7 @@ use std::time::Duration;
 use sqlx::Postgres;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use chrono::{DateTime, Utc};
-
 use crate::AnalyticsRow;
-use crate::VideoRecord;
 use crate::analytics::AggRow;
 use crate::rollup::Scope;
 use crate::rows::VideoArrayRow;
@@ -67,6 +64,7 @@ impl Dialect for Postgres {
     const SCOPE_TABLE: &'static str = "unnest($1::BIGINT[], $2::DATE[]) AS s(pv, from_day)";
     const SCOPE_PARAMS: usize = 2;
     const RECORD_COLUMNS: &'static str = record::RECORD_COLUMNS;
+    type RecordRow = VideoArrayRow;
     const RECORD_JOIN: &'static str = record::HISTORY_JOIN;
 
     crate::sql::same_text_items!();
@@ -81,16 +79,6 @@ impl Dialect for Postgres {
 
     fn typed(param: &str, ty: &str) -> String {
         format!("{param}::{ty}")
-    }
-
-    async fn fetch_records(
-        query: Query<Self>,
-        conn: &mut Conn<Self>,
-        now: DateTime<Utc>,
-    ) -> Result<Vec<VideoRecord>, StoreError> {
-        let (sql, args) = query.into_parts()?;
-        let rows: Vec<VideoArrayRow> = sqlx::query_as_with(sql, args).fetch_all(conn).await?;
-        rows.into_iter().map(|r| r.into_record(now)).collect()
     }
 
     async fn fetch_analytics(

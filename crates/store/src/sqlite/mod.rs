@@ -8,10 +8,7 @@ use std::time::Duration;
 use sqlx::Sqlite;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
-use chrono::{DateTime, NaiveDate, Utc};
-
 use crate::AnalyticsRow;
-use crate::VideoRecord;
 use crate::analytics::AggRow;
 use crate::rollup::Scope;
 use crate::rows::VideoJsonRow;
@@ -89,6 +86,7 @@ impl Dialect for Sqlite {
           FROM json_each($1)) s";
     const SCOPE_PARAMS: usize = 1;
     const RECORD_COLUMNS: &'static str = record::RECORD_COLUMNS;
+    type RecordRow = VideoJsonRow;
     const RECORD_JOIN: &'static str = "";
 
     crate::sql::same_text_items!();
@@ -103,16 +101,6 @@ impl Dialect for Sqlite {
 
     fn typed(param: &str, _: &str) -> String {
         param.to_owned()
-    }
-
-    async fn fetch_records(
-        query: Query<Self>,
-        conn: &mut Conn<Self>,
-        now: DateTime<Utc>,
-    ) -> Result<Vec<VideoRecord>, StoreError> {
-        let (sql, args) = query.into_parts()?;
-        let rows: Vec<VideoJsonRow> = sqlx::query_as_with(sql, args).fetch_all(conn).await?;
-        rows.into_iter().map(|r| r.into_record(now)).collect()
     }
 
     /// The result comes back as one JSON array built in the database: sqlx
@@ -133,29 +121,11 @@ impl Dialect for Sqlite {
         let json: String = bind(Self::query(AssertSqlSafe(sql)))
             .fetch_scalar(conn)
             .await?;
-        let rows: Vec<AnalyticsJsonRow> = serde_json::from_str(&json)
+        let rows: Vec<AggRow> = serde_json::from_str(&json)
             .map_err(|e| StoreError::Corrupt(format!("analytics result: {e}")))?;
         let mut out = rows
             .into_iter()
-            .map(
-                |(day, platform, author, campaign, views, likes, comments, reposts, saves)| {
-                    let day = day
-                        .map(|d| NaiveDate::parse_from_str(&d, "%Y-%m-%d"))
-                        .transpose()
-                        .map_err(|e| StoreError::Corrupt(format!("analytics day: {e}")))?;
-                    AnalyticsRow::try_from(AggRow {
-                        day,
-                        platform,
-                        author,
-                        campaign,
-                        views,
-                        likes,
-                        comments,
-                        reposts,
-                        saves,
-                    })
-                },
-            )
+            .map(AnalyticsRow::try_from)
             .collect::<Result<Vec<_>, StoreError>>()?;
         // An aggregate's input order is not guaranteed: days ascend by sort.
         out.sort_by_key(|r| r.day);
@@ -171,16 +141,3 @@ impl Dialect for Sqlite {
         Ok(())
     }
 }
-
-/// One row of an analytics JSON result, in the column order of [`AggRow`].
-type AnalyticsJsonRow = (
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    i64,
-    i64,
-    i64,
-    i64,
-    i64,
-);
