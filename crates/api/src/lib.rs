@@ -14,6 +14,7 @@ pub mod extract;
 pub mod files;
 pub mod gzip;
 mod health;
+pub mod input;
 pub mod mail;
 pub mod metrics;
 pub mod middleware;
