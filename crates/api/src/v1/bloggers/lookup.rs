@@ -5,18 +5,19 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
-use serde::Serialize;
-use utoipa::ToSchema;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 use vidpulse_store::TrackedAccount;
 
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::{ApiError, ErrorCode};
-use crate::extract::{PathParam, QueryParams};
+use crate::extract::{PathParam, Query};
+use crate::input::{Fault, Refusals, text_unless_empty};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::bloggers::{parse_username, platform_of};
+use crate::v1::bloggers::{PlatformId, Username, bad_platform};
 
 /// A creator tracked by the organization.
 #[derive(Debug, Serialize, ToSchema)]
@@ -79,12 +80,28 @@ pub struct BloggerData {
     pub blogger: BloggerView,
 }
 
+/// The lookup's query.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LookupParams {
+    /// tiktok, instagram or youtube; omitted: any platform
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    platform: Option<PlatformId>,
+}
+
+impl Refusals for LookupParams {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        bad_platform("platform", fault.sent())
+    }
+}
+
 /// Look up a creator the organization tracks. Free; never calls a platform.
 #[utoipa::path(
     get, path = "/v1/bloggers/by-username/{username}", tag = "creators",
     params(
         ("username" = String, Path, description = "The handle; a leading `@` must be sent as `%40`"),
-        ("platform" = Option<String>, Query, description = "tiktok, instagram or youtube; omitted: any platform"),
+        LookupParams,
     ),
     responses(
         (status = 200, description = "The creator", body = Envelope<BloggerData>),
@@ -99,13 +116,11 @@ pub(super) async fn by_username(
     ctx: RequestContext,
     auth: ApiKeyAuth,
     PathParam(username): PathParam,
-    q: QueryParams,
+    q: Query<LookupParams>,
 ) -> Result<Json<Envelope<BloggerData>>, ApiError> {
-    let username = parse_username("username", &username)?;
-    let platform = match q.get("platform") {
-        None | Some("") => None,
-        Some(p) => Some(platform_of("platform", Some(p))?),
-    };
+    let Username(username) =
+        Username::parse(&username).map_err(|fault| fault.answer("username"))?;
+    let platform = q.parse()?.platform.map(|PlatformId(p)| p);
     let account = app
         .store
         .tracked_account_by_username(auth.org.id, platform, &username)

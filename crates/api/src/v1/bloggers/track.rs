@@ -4,21 +4,21 @@
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::IntoResponse;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 use uuid::Uuid;
-use vidpulse_domain::Platform;
 use vidpulse_store::{CreatorJob, JobStatus, NewCreatorJob, StartJob};
 
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::{ApiError, ErrorCode};
 use crate::extract::JsonBody;
+use crate::input::{Bounded, Fault, Refusals, not_an_object};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 use crate::v1::bloggers::{
-    DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS, parse_username, platform_of,
+    DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS, PlatformId, Username, bad_platform, bad_username,
 };
 
 /// Seconds a client waits before its first poll (`Retry-After`).
@@ -27,19 +27,41 @@ const FIRST_POLL_SECONDS: u64 = 1;
 const ESTIMATED_SECONDS: u64 = 15;
 
 /// Body of a creator track request.
-#[derive(Debug, ToSchema)]
-#[allow(
-    dead_code,
-    reason = "documents the body that the handler validates by hand"
-)]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct CreatorTrackRequest {
     /// `tiktok`, `instagram` or `youtube`.
-    platform: String,
+    #[schema(value_type = String)]
+    platform: PlatformId,
     /// The handle, with or without a leading `@`.
-    username: String,
+    #[schema(value_type = String)]
+    username: Username,
     /// Most recent videos to track at once, 0 to 50 (default 10), charged 30
     /// credits each like tracked videos.
-    initial_videos_count: Option<i64>,
+    #[schema(value_type = Option<i64>)]
+    initial_videos_count: Option<Bounded<0, MAX_INITIAL_VIDEOS>>,
+}
+
+impl Refusals for CreatorTrackRequest {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        match fault.field() {
+            "platform" => bad_platform("platform", fault.sent()),
+            "username" => bad_username("username", fault.sent()),
+            "initial_videos_count" => bad_initial_count(fault.sent()),
+            _ => not_an_object(),
+        }
+    }
+}
+
+/// The answer to a faulty `initial_videos_count` of a creator track (and of
+/// the dashboard's add, which words it alike).
+pub(crate) fn bad_initial_count(sent: Option<&Value>) -> ApiError {
+    let sent = sent.unwrap_or(&Value::Null);
+    ApiError::validation(
+        "initial_videos_count",
+        format!(
+            "`initial_videos_count` must be a whole number from 0 to {MAX_INITIAL_VIDEOS}; got {sent}"
+        ),
+    )
 }
 
 /// Polling advice.
@@ -68,52 +90,6 @@ pub struct JobAccepted {
     pub polling: Polling,
 }
 
-fn body_object(body: &Value) -> Result<&serde_json::Map<String, Value>, ApiError> {
-    body.as_object()
-        .ok_or_else(|| ApiError::validation("body", "The body must be a JSON object"))
-}
-
-pub(crate) fn parse_track(body: &Value) -> Result<(Platform, String, i64), ApiError> {
-    let obj = body_object(body)?;
-    let platform = match obj.get("platform") {
-        None | Some(Value::Null) => platform_of("platform", None)?,
-        Some(Value::String(s)) => platform_of("platform", Some(s))?,
-        Some(_) => {
-            return Err(ApiError::validation(
-                "platform",
-                "`platform` must be a string: tiktok, instagram or youtube",
-            ));
-        }
-    };
-    let username = match obj.get("username") {
-        None | Some(Value::Null) => {
-            return Err(ApiError::validation("username", "`username` is required"));
-        }
-        Some(Value::String(s)) => parse_username("username", s)?,
-        Some(_) => {
-            return Err(ApiError::validation(
-                "username",
-                "`username` must be a string",
-            ));
-        }
-    };
-    let count = match obj.get("initial_videos_count") {
-        None | Some(Value::Null) => DEFAULT_INITIAL_VIDEOS,
-        Some(v) => v
-            .as_i64()
-            .filter(|n| (0..=MAX_INITIAL_VIDEOS).contains(n))
-            .ok_or_else(|| {
-                ApiError::validation(
-                    "initial_videos_count",
-                    format!(
-                        "`initial_videos_count` must be a whole number from 0 to {MAX_INITIAL_VIDEOS}; got {v}"
-                    ),
-                )
-            })?,
-    };
-    Ok((platform, username, count))
-}
-
 /// Start tracking a creator: queues a job and answers 202 at once. Paid plans.
 #[utoipa::path(
     post, path = "/v1/bloggers/track", tag = "creators",
@@ -133,11 +109,16 @@ pub(super) async fn track(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: ApiKeyAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<CreatorTrackRequest>,
 ) -> Result<impl IntoResponse, ApiError> {
     app.limits.check_creator_track(auth.key_id).await?;
     auth.require_paid_plan(&app.config.upgrade_url)?;
-    let (platform, username, initial) = parse_track(&body)?;
+    let CreatorTrackRequest {
+        platform: PlatformId(platform),
+        username: Username(username),
+        initial_videos_count,
+    } = body.parse()?;
+    let initial = initial_videos_count.map_or(DEFAULT_INITIAL_VIDEOS, |Bounded(n)| n);
     let job = NewCreatorJob {
         organization_id: auth.org.id,
         api_key_id: Some(auth.key_id),
@@ -233,12 +214,20 @@ fn status_url(job_id: Uuid) -> String {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+    use vidpulse_domain::Platform;
 
     use super::*;
+    use crate::input::Input;
 
     #[test]
     fn track_bodies_are_checked_field_by_field() {
-        let field = |v: Value| parse_track(&v).unwrap_err().field.clone().unwrap();
+        let field = |v: Value| {
+            CreatorTrackRequest::from_json(&v)
+                .unwrap_err()
+                .field
+                .clone()
+                .unwrap()
+        };
         assert_eq!(field(json!([])), "body");
         assert_eq!(field(json!({"username": "a"})), "platform");
         assert_eq!(field(json!({"platform": 3, "username": "a"})), "platform");
@@ -255,10 +244,10 @@ mod tests {
             let body = json!({"platform": "tiktok", "username": "a", "initial_videos_count": bad});
             assert_eq!(field(body), "initial_videos_count");
         }
-        let ok = parse_track(&json!({"platform": "TikTok", "username": "@a"})).unwrap();
-        assert_eq!(
-            ok,
-            (Platform::TikTok, "a".to_owned(), DEFAULT_INITIAL_VIDEOS)
-        );
+        let ok = CreatorTrackRequest::from_json(&json!({"platform": "TikTok", "username": "@a"}))
+            .unwrap();
+        assert_eq!(ok.platform, PlatformId(Platform::TikTok));
+        assert_eq!(ok.username, Username("a".to_owned()));
+        assert_eq!(ok.initial_videos_count, None);
     }
 }

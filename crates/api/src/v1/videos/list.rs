@@ -4,16 +4,17 @@
 
 use axum::Json;
 use axum::extract::State;
-use serde::Serialize;
-use serde_json::json;
-use utoipa::ToSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use utoipa::{IntoParams, ToSchema};
 use vidpulse_domain::Platform;
 use vidpulse_store::{ListQuery, SortKey, SortOrder, VideoState};
 
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
-use crate::extract::QueryParams;
+use crate::extract::Query;
+use crate::input::{Bounded, Fault, Refusals, text};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 use crate::v1::videos::VideoView;
@@ -42,75 +43,131 @@ pub struct VideoPage {
 
 const SORT_OPTIONS: [&str; 4] = ["created_at", "views", "likes", "updated_at"];
 
-/// Parses the listing's query (spec: GET /v1/videos/stats; SEMANTICS.md,
-/// "Listing, plans and limits": nothing is silently clamped).
-fn list_query(q: &QueryParams) -> Result<ListQuery, ApiError> {
-    let int = |name: &str, default: i64, min: i64, max: i64, rule: &str| -> Result<i64, ApiError> {
-        match q.get(name) {
-            None => Ok(default),
-            Some(raw) => raw
-                .parse::<i64>()
-                .ok()
-                .filter(|n| (min..=max).contains(n))
-                .ok_or_else(|| {
-                    ApiError::invalid_parameter(format!("`{name}` must be {rule}; got `{raw}`"))
-                        .with_details(json!({ "parameter": name }))
-                }),
+/// The listing's query.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListParams {
+    /// Page size, 1 to 100 (default 50)
+    #[serde(default, deserialize_with = "text")]
+    #[param(value_type = Option<i64>)]
+    limit: Option<Bounded<1, 100>>,
+    /// Rows to skip, 0 or more (default 0)
+    #[serde(default, deserialize_with = "text")]
+    #[param(value_type = Option<i64>)]
+    offset: Option<Bounded<0, { i64::MAX }>>,
+    /// TikTok, YouTube or Instagram
+    #[serde(default, deserialize_with = "text")]
+    #[param(value_type = Option<String>)]
+    platform: Option<AnyCase>,
+    /// active, completed or failed
+    #[param(value_type = Option<String>)]
+    status: Option<Status>,
+    /// created_at (default), views, likes or updated_at
+    #[param(value_type = Option<String>)]
+    sort: Option<Sort>,
+    /// asc or desc (default)
+    #[param(value_type = Option<String>)]
+    order: Option<Order>,
+}
+
+/// A platform named in any case (`TikTok`, `tiktok`, `TIKTOK`).
+#[derive(Debug, Clone, Copy)]
+struct AnyCase(Platform);
+
+impl std::str::FromStr for AnyCase {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        Platform::from_any_case(s).map(AnyCase).map_err(|_| ())
+    }
+}
+
+/// The `status` filter.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Status {
+    Active,
+    Completed,
+    Failed,
+}
+
+/// The `sort` key.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Sort {
+    CreatedAt,
+    Views,
+    Likes,
+    UpdatedAt,
+}
+
+/// The `order`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Order {
+    Asc,
+    Desc,
+}
+
+impl ListParams {
+    fn into_query(self) -> ListQuery {
+        ListQuery {
+            platform: self.platform.map(|AnyCase(p)| p),
+            status: self.status.map(|s| match s {
+                Status::Active => VideoState::Active,
+                Status::Completed => VideoState::Completed,
+                Status::Failed => VideoState::Failed,
+            }),
+            sort: match self.sort.unwrap_or(Sort::CreatedAt) {
+                Sort::CreatedAt => SortKey::CreatedAt,
+                Sort::Views => SortKey::Views,
+                Sort::Likes => SortKey::Likes,
+                Sort::UpdatedAt => SortKey::UpdatedAt,
+            },
+            order: match self.order.unwrap_or(Order::Desc) {
+                Order::Asc => SortOrder::Asc,
+                Order::Desc => SortOrder::Desc,
+            },
+            limit: self.limit.map_or(50, |Bounded(n)| n),
+            offset: self.offset.map_or(0, |Bounded(n)| n),
         }
-    };
-    let limit = int("limit", 50, 1, 100, "an integer from 1 to 100")?;
-    let offset = int("offset", 0, 0, i64::MAX, "an integer of 0 or more")?;
-    let platform = match q.get("platform") {
-        None => None,
-        Some(raw) => Some(Platform::from_any_case(raw).map_err(|_| {
-            ApiError::invalid_parameter(format!("`platform` must be TikTok, YouTube or Instagram; got `{raw}`"))
-                .with_details(json!({ "parameter": "platform", "valid_platform_options": ["TikTok", "YouTube", "Instagram"] }))
-        })?),
-    };
-    let status = match q.get("status") {
-        None => None,
-        Some("active") => Some(VideoState::Active),
-        Some("completed") => Some(VideoState::Completed),
-        Some("failed") => Some(VideoState::Failed),
-        Some(raw) => {
-            return Err(ApiError::invalid_parameter(format!(
-                "`status` must be active, completed or failed; got `{raw}`"
-            ))
-            .with_details(json!({ "parameter": "status", "valid_status_options": ["active", "completed", "failed"] })));
-        }
-    };
-    let sort = match q.get("sort") {
-        None | Some("created_at") => SortKey::CreatedAt,
-        Some("views") => SortKey::Views,
-        Some("likes") => SortKey::Likes,
-        Some("updated_at") => SortKey::UpdatedAt,
-        Some(raw) => {
-            return Err(ApiError::invalid_parameter(format!(
-                "`sort` must be one of created_at, views, likes, updated_at; got `{raw}`"
-            ))
-            .with_details(json!({ "parameter": "sort", "valid_sort_options": SORT_OPTIONS })));
-        }
-    };
-    let order = match q.get("order") {
-        None | Some("desc") => SortOrder::Desc,
-        Some("asc") => SortOrder::Asc,
-        Some(raw) => {
-            return Err(ApiError::invalid_parameter(format!(
-                "`order` must be asc or desc; got `{raw}`"
-            ))
-            .with_details(
+    }
+}
+
+impl Refusals for ListParams {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        let name = fault.field();
+        let raw = fault.sent().and_then(Value::as_str).unwrap_or_default();
+        let (message, details) = match name {
+            "limit" | "offset" => {
+                let rule = if name == "limit" {
+                    "an integer from 1 to 100"
+                } else {
+                    "an integer of 0 or more"
+                };
+                (
+                    format!("`{name}` must be {rule}; got `{raw}`"),
+                    json!({ "parameter": name }),
+                )
+            }
+            "platform" => (
+                format!("`platform` must be TikTok, YouTube or Instagram; got `{raw}`"),
+                json!({ "parameter": "platform", "valid_platform_options": ["TikTok", "YouTube", "Instagram"] }),
+            ),
+            "status" => (
+                format!("`status` must be active, completed or failed; got `{raw}`"),
+                json!({ "parameter": "status", "valid_status_options": ["active", "completed", "failed"] }),
+            ),
+            "sort" => (
+                format!("`sort` must be one of created_at, views, likes, updated_at; got `{raw}`"),
+                json!({ "parameter": "sort", "valid_sort_options": SORT_OPTIONS }),
+            ),
+            _ => (
+                format!("`order` must be asc or desc; got `{raw}`"),
                 json!({ "parameter": "order", "valid_order_options": ["asc", "desc"] }),
-            ));
-        }
-    };
-    Ok(ListQuery {
-        platform,
-        status,
-        sort,
-        order,
-        limit,
-        offset,
-    })
+            ),
+        };
+        ApiError::invalid_parameter(message).with_details(details)
+    }
 }
 
 /// List the organization's tracked videos with their latest statistics.
@@ -118,14 +175,7 @@ fn list_query(q: &QueryParams) -> Result<ListQuery, ApiError> {
 /// Errors use the flat envelope: `{"success": false, "error": "...", "code": "..."}`.
 #[utoipa::path(
     get, path = "/v1/videos/stats", tag = "videos",
-    params(
-        ("limit" = Option<i64>, Query, description = "Page size, 1 to 100 (default 50)"),
-        ("offset" = Option<i64>, Query, description = "Rows to skip, 0 or more (default 0)"),
-        ("platform" = Option<String>, Query, description = "TikTok, YouTube or Instagram"),
-        ("status" = Option<String>, Query, description = "active, completed or failed"),
-        ("sort" = Option<String>, Query, description = "created_at (default), views, likes or updated_at"),
-        ("order" = Option<String>, Query, description = "asc or desc (default)"),
-    ),
+    params(ListParams),
     responses(
         (status = 200, description = "A page of videos", body = Envelope<VideoPage>),
         (status = 400, description = "INVALID_PARAMETER (flat)"),
@@ -137,13 +187,13 @@ pub(super) async fn list_stats(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: ApiKeyAuth,
-    q: Result<QueryParams, ApiError>,
+    q: Result<Query<ListParams>, ApiError>,
 ) -> Result<Json<Envelope<VideoPage>>, ApiError> {
     // The listing's parameter errors are `INVALID_PARAMETER`, a NUL one too.
     let q = q.map_err(|e| {
         ApiError::invalid_parameter(e.message.clone()).with_details(json!({ "parameter": e.field }))
     })?;
-    let query = list_query(&q)?;
+    let query = q.parse()?.into_query();
     let page = app
         .store
         .list_videos(auth.org.id, &query, app.clock.now())

@@ -20,7 +20,7 @@ mod patch;
 mod read;
 mod track;
 
-pub use list::{Pagination, VideoPage};
+pub use list::{ListParams, Pagination, VideoPage};
 pub use patch::{PatchRequest, PatchResult, TagsResultView};
 pub use read::OneVideo;
 pub use track::{MAX_URLS, TrackData, TrackRequest, TrackResult};

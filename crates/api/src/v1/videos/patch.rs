@@ -4,36 +4,94 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
-use vidpulse_domain::patch::VideoPatch;
+use vidpulse_domain::patch::{TAGS_MAX, VideoPatch, VideoStatus, WorkflowStatus, sent};
 
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::{ApiError, ErrorCode};
 use crate::extract::{JsonBody, PathParam};
+use crate::input::{Fault, Refusals};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 
-/// Editable metadata (see the spec's PATCH table for the rules).
-#[derive(Debug, ToSchema)]
-#[allow(dead_code, reason = "documents the body that the domain validates")]
+/// Editable metadata (see the spec's PATCH table for the rules). An absent
+/// field is left as it is; a field this table does not name is refused.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct PatchRequest {
     /// At most 2000 characters; `""` clears.
+    #[serde(default, deserialize_with = "sent::value")]
+    #[schema(value_type = String)]
     notes: Option<String>,
     /// Greater than 0; `null` or `""` clears.
-    budget: Option<i64>,
+    #[serde(default, deserialize_with = "sent::clearable")]
+    #[schema(value_type = Option<i64>)]
+    budget: Option<Option<i64>>,
     /// At most 200 characters of letters, digits, spaces and `- _ . ( ) | : % &`; `""` or `null` clears.
-    campaign: Option<String>,
+    #[serde(default, deserialize_with = "sent::nullable")]
+    #[schema(value_type = Option<String>)]
+    campaign: Option<Option<String>>,
     /// `tracking`, `paused` or `deleted`.
-    video_status: Option<String>,
+    #[serde(default, deserialize_with = "sent::value")]
+    #[schema(value_type = String)]
+    video_status: Option<VideoStatus>,
     /// `to do`, `running` or `ended`.
-    status: Option<String>,
+    #[serde(default, deserialize_with = "sent::value")]
+    #[schema(value_type = String)]
+    status: Option<WorkflowStatus>,
     /// 0 or more; `null` or `""` clears.
-    ecpm: Option<f64>,
+    #[serde(default, deserialize_with = "sent::clearable")]
+    #[schema(value_type = Option<f64>)]
+    ecpm: Option<Option<f64>>,
     /// 1 to 50 names of at most 80 characters; additive, matched ignoring case.
+    #[serde(default, deserialize_with = "sent::value")]
+    #[schema(value_type = Vec<String>)]
     tags: Option<Vec<String>>,
+}
+
+impl From<PatchRequest> for VideoPatch {
+    /// The patch as sent, before [`VideoPatch::checked`].
+    fn from(r: PatchRequest) -> Self {
+        VideoPatch {
+            notes: r.notes.map(Some),
+            budget: r.budget,
+            campaign: r.campaign,
+            video_status: r.video_status,
+            status: r.status,
+            ecpm: r.ecpm,
+            tags: r.tags,
+        }
+    }
+}
+
+impl Refusals for PatchRequest {
+    /// A value of the wrong type; the rules on values are the domain's.
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        let field = fault.field();
+        let number = matches!(fault.sent(), Some(Value::Number(_)));
+        let message = match field {
+            "" => return ApiError::validation("body", "the body must be a JSON object"),
+            "notes" => "notes must be a string".to_owned(),
+            "budget" if number => "budget must be a whole number greater than 0".to_owned(),
+            "budget" => "budget must be a whole number greater than 0, null or \"\"".to_owned(),
+            "campaign" => "campaign must be a string or null".to_owned(),
+            "video_status" => "video_status must be one of tracking, paused, deleted".to_owned(),
+            "status" => "status must be one of `to do`, running, ended".to_owned(),
+            "ecpm" => "ecpm must be a number of 0 or more, null or \"\"".to_owned(),
+            "tags" => match fault.sent_in("tags") {
+                Some(Value::Array(tags)) if tags.is_empty() || tags.len() > TAGS_MAX => {
+                    format!("tags must have 1 to {TAGS_MAX} entries")
+                }
+                _ => "tags must be an array of strings".to_owned(),
+            },
+            unknown => format!("unknown field `{unknown}`"),
+        };
+        ApiError::validation(field, message)
+    }
 }
 
 /// What a PATCH did with tags.
@@ -80,7 +138,7 @@ pub(super) async fn patch_by_external_id(
     ctx: RequestContext,
     auth: ApiKeyAuth,
     path: Result<PathParam, ApiError>,
-    body: Result<JsonBody, ApiError>,
+    body: Result<JsonBody<PatchRequest>, ApiError>,
 ) -> Result<Json<Envelope<PatchResult>>, ApiError> {
     auth.require_paid_plan(&app.config.upgrade_url)?;
     let not_found = || {
@@ -91,8 +149,9 @@ pub(super) async fn patch_by_external_id(
         )
     };
     let PathParam(external_id) = path.map_err(|_| not_found())?;
-    let JsonBody(body) = body?;
-    let patch = VideoPatch::parse(&body).map_err(|e| ApiError::validation(&e.field, e.message))?;
+    let patch = VideoPatch::from(body?.parse()?)
+        .checked()
+        .map_err(|e| ApiError::validation(&e.field, e.message))?;
     let out = app
         .store
         .patch_video(auth.org.id, &external_id, &patch, app.clock.now())

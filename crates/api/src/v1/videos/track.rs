@@ -4,7 +4,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use futures::StreamExt;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 use uuid::Uuid;
@@ -15,6 +15,7 @@ use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, TrackSummary, ok};
 use crate::error::{ApiError, ErrorCode};
 use crate::extract::JsonBody;
+use crate::input::{Fault, List, Refusals};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 
@@ -24,14 +25,32 @@ pub const MAX_URLS: usize = 50;
 const RESOLVE_CONCURRENCY: usize = 8;
 
 /// Body of a track request.
-#[derive(Debug, ToSchema)]
-#[allow(
-    dead_code,
-    reason = "documents the body that the handler validates by hand"
-)]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct TrackRequest {
     /// 1 to 50 video URLs (TikTok, Instagram or YouTube, short links included).
-    urls: Vec<String>,
+    #[schema(value_type = Vec<String>)]
+    urls: List<String, 1, MAX_URLS>,
+}
+
+impl Refusals for TrackRequest {
+    /// SEMANTICS.md, Video tracking: `urls` must be an array of 1 to 50 strings.
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        if fault.field() != "urls" {
+            return ApiError::validation("body", "The body must be a JSON object with `urls`");
+        }
+        let message = match fault.sent_in("urls") {
+            None => "`urls` is required".to_owned(),
+            Some(Value::Array(urls)) if urls.is_empty() => {
+                "`urls` must contain at least one URL".to_owned()
+            }
+            Some(Value::Array(urls)) if urls.len() > MAX_URLS => format!(
+                "`urls` may contain at most {MAX_URLS} URLs; got {}",
+                urls.len()
+            ),
+            Some(_) => "`urls` must be an array of URL strings".to_owned(),
+        };
+        ApiError::validation("urls", message)
+    }
 }
 
 /// One URL's outcome.
@@ -81,9 +100,9 @@ pub(super) async fn track(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: ApiKeyAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<TrackRequest>,
 ) -> Result<Json<Envelope<TrackData>>, ApiError> {
-    let urls = track_urls(&body)?;
+    let List(urls) = body.parse()?.urls;
     app.limits.check_track(auth.key_id, urls.len()).await?;
 
     // Parse every URL, then resolve short links a few at a time.
@@ -192,41 +211,6 @@ pub(super) async fn track(
     let mut meta = Meta::of(&ctx).with_credits(credits);
     meta.summary = Some(summary);
     Ok(ok(TrackData { results }, meta))
-}
-
-/// The `urls` of a track body: 1 to 50 strings (SEMANTICS.md, Video tracking).
-fn track_urls(body: &Value) -> Result<Vec<String>, ApiError> {
-    let obj = body.as_object().ok_or_else(|| {
-        ApiError::validation("body", "The body must be a JSON object with `urls`")
-    })?;
-    let urls = obj
-        .get("urls")
-        .ok_or_else(|| ApiError::validation("urls", "`urls` is required"))?;
-    let urls = urls
-        .as_array()
-        .ok_or_else(|| ApiError::validation("urls", "`urls` must be an array of URL strings"))?;
-    if urls.is_empty() {
-        return Err(ApiError::validation(
-            "urls",
-            "`urls` must contain at least one URL",
-        ));
-    }
-    if urls.len() > MAX_URLS {
-        return Err(ApiError::validation(
-            "urls",
-            format!(
-                "`urls` may contain at most {MAX_URLS} URLs; got {}",
-                urls.len()
-            ),
-        ));
-    }
-    urls.iter()
-        .map(|u| {
-            u.as_str().map(str::to_owned).ok_or_else(|| {
-                ApiError::validation("urls", "`urls` must be an array of URL strings")
-            })
-        })
-        .collect()
 }
 
 /// Parses one URL and resolves it when it is a short link.
