@@ -7,8 +7,10 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 use vidpulse_store::StoreError;
+
+use crate::openapi::{FlatError, NestedError, NestedErrorDetail};
 
 /// Machine-readable error codes of both interfaces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,48 +227,47 @@ impl ApiError {
 }
 
 impl ErrorDetails {
-    /// Renders the body in `form` with the request id.
+    /// Renders the body in `form` with the request id: the envelopes the
+    /// OpenAPI document describes ([`NestedError`], [`FlatError`]).
     pub fn body(&self, form: ErrorForm, request_id: &str) -> Value {
-        match form {
+        let body = match form {
             ErrorForm::Nested => {
-                let mut error = json!({
-                    "code": self.code.as_str(),
-                    "message": self.message,
-                    "request_id": request_id,
+                // A code's own fields never replace the envelope's.
+                let mut extra = match &self.details {
+                    Some(Value::Object(extra)) => extra.clone(),
+                    _ => Map::new(),
+                };
+                extra.retain(|key, _| match key.as_str() {
+                    "code" | "message" | "request_id" => false,
+                    "field" => self.field.is_none(),
+                    "upgrade_url" => self.upgrade_url.is_none(),
+                    _ => true,
                 });
-                if let Some(field) = &self.field {
-                    error["field"] = json!(field);
-                }
-                if let Some(url) = &self.upgrade_url {
-                    error["upgrade_url"] = json!(url);
-                }
-                if let (Some(Value::Object(extra)), Some(obj)) =
-                    (&self.details, error.as_object_mut())
-                {
-                    for (k, v) in extra {
-                        obj.entry(k.clone()).or_insert_with(|| v.clone());
-                    }
-                }
-                json!({ "success": false, "error": error })
+                serde_json::to_value(NestedError {
+                    success: false,
+                    error: NestedErrorDetail {
+                        code: self.code.as_str(),
+                        message: self.message.clone(),
+                        request_id: request_id.to_owned(),
+                        field: self.field.clone(),
+                        upgrade_url: self.upgrade_url.clone(),
+                        extra,
+                    },
+                })
             }
-            ErrorForm::Flat { with_code } => {
-                let mut body =
-                    json!({ "success": false, "error": self.message, "request_id": request_id });
-                if with_code {
-                    body["code"] = json!(self.code.as_str());
-                }
-                if let Some(details) = &self.details {
-                    body["details"] = details.clone();
-                }
-                if let Some(field) = &self.field {
-                    body["field"] = json!(field);
-                }
-                if let Some(url) = &self.upgrade_url {
-                    body["upgrade_url"] = json!(url);
-                }
-                body
-            }
-        }
+            ErrorForm::Flat { with_code } => serde_json::to_value(FlatError {
+                success: false,
+                error: self.message.clone(),
+                request_id: request_id.to_owned(),
+                code: with_code.then_some(self.code.as_str()),
+                details: self.details.clone(),
+                field: self.field.clone(),
+                upgrade_url: self.upgrade_url.clone(),
+            }),
+        };
+        // Only a map with keys that are not strings fails to become a JSON
+        // value, and these have none.
+        body.unwrap_or_default()
     }
 }
 

@@ -1,6 +1,8 @@
 //! Extractors whose failures become our errors, never axum's plain-text
 //! rejections: a bad body is `VALIDATION_ERROR` (413 `PAYLOAD_TOO_LARGE` when
-//! too big), a query is read leniently and validated by the handler.
+//! too big). A body and a query string are then read as their documented
+//! types ([`crate::input`]) where the handler asks: a handler's role or plan
+//! check answers before the fields are looked at, as the spec orders them.
 //!
 //! No text with a NUL character (U+0000) gets past them: PostgreSQL refuses
 //! it in every text column while SQLite stores it, so the extractors refuse it
@@ -9,15 +11,16 @@
 //! (both 400 `VALIDATION_ERROR`); a path parameter answers 404, like any
 //! other path that names nothing.
 
-use std::collections::HashMap;
+use std::marker::PhantomData;
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::{ApiError, ErrorCode};
+use crate::input::Input;
 use crate::middleware::RequestContext;
 
 impl<S: Send + Sync> FromRequestParts<S> for RequestContext {
@@ -36,11 +39,21 @@ impl<S: Send + Sync> FromRequestParts<S> for RequestContext {
 #[error("request context missing: the request middleware is not installed")]
 struct MissingContext;
 
-/// A JSON body, checked for its content type, size and syntax.
-#[derive(Debug)]
-pub struct JsonBody(pub Value);
+/// A JSON body, checked for its content type, size, syntax and NUL
+/// characters; [`JsonBody::parse`] reads it as `T`.
+pub struct JsonBody<T> {
+    body: Value,
+    typed_as: PhantomData<fn() -> T>,
+}
 
-impl<S: Send + Sync> FromRequest<S> for JsonBody {
+impl<T: Input> JsonBody<T> {
+    /// The body as `T`, or the answer to its first fault.
+    pub fn parse(&self) -> Result<T, ApiError> {
+        T::from_json(&self.body)
+    }
+}
+
+impl<S: Send + Sync, T> FromRequest<S> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
@@ -77,7 +90,10 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
         if let Some(nul) = find_nul(&value) {
             return Err(nul.into_error());
         }
-        Ok(JsonBody(value))
+        Ok(JsonBody {
+            body: value,
+            typed_as: PhantomData,
+        })
     }
 }
 
@@ -147,24 +163,26 @@ fn find_nul(value: &Value) -> Option<NulAt> {
     walk(value, &mut String::new())
 }
 
-/// The query string as name → last value. Fails only on a NUL character
-/// (400 `VALIDATION_ERROR` naming the parameter); handlers validate the rest.
-#[derive(Debug, Default)]
-pub struct QueryParams(pub HashMap<String, String>);
+/// The query string, a parameter given twice counting once (its last
+/// value); checked for NUL characters; [`Query::parse`] reads it as `T`.
+pub struct Query<T> {
+    params: Value,
+    typed_as: PhantomData<fn() -> T>,
+}
 
-impl QueryParams {
-    /// The value of `name`, if present.
-    pub fn get(&self, name: &str) -> Option<&str> {
-        self.0.get(name).map(String::as_str)
+impl<T: Input> Query<T> {
+    /// The query as `T`, or the answer to its first fault.
+    pub fn parse(&self) -> Result<T, ApiError> {
+        T::from_json(&self.params)
     }
 }
 
-impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
+impl<S: Send + Sync, T> FromRequestParts<S> for Query<T> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
         let query = parts.uri.query().unwrap_or("");
-        let mut params = HashMap::new();
+        let mut params = Map::new();
         for (name, value) in url::form_urlencoded::parse(query.as_bytes()).into_owned() {
             if name.contains('\0') {
                 return Err(ApiError::validation(
@@ -178,9 +196,12 @@ impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
                     format!("`{name}` contains a NUL character (%00), which is not accepted"),
                 ));
             }
-            params.insert(name, value);
+            params.insert(name, Value::String(value));
         }
-        Ok(QueryParams(params))
+        Ok(Query {
+            params: Value::Object(params),
+            typed_as: PhantomData,
+        })
     }
 }
 

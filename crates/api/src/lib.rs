@@ -13,6 +13,7 @@ pub mod error;
 pub mod extract;
 pub mod files;
 mod health;
+pub mod input;
 pub mod mail;
 pub mod metrics;
 pub mod middleware;

@@ -1,6 +1,8 @@
 //! The OpenAPI document, assembled from the handlers' `#[utoipa::path]`
 //! annotations as routes are registered, so it cannot drift from them.
 
+use serde::Serialize;
+use serde_json::{Map, Value};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
@@ -55,8 +57,7 @@ impl Modify for SecuritySchemes {
 }
 
 /// The nested error envelope (the public API's, and the dashboard API's).
-#[derive(utoipa::ToSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct NestedError {
     /// Always false.
     pub success: bool,
@@ -66,24 +67,27 @@ pub struct NestedError {
 
 /// The `error` object of a [`NestedError`]; some codes add fields of their
 /// own (`job_id`, `unknown_tag_ids`, `limit`, ...).
-#[derive(utoipa::ToSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct NestedErrorDetail {
     /// Machine-readable code, such as `VALIDATION_ERROR`.
-    pub code: String,
+    pub code: &'static str,
     /// For people.
     pub message: String,
     /// The request's id (also `X-Request-Id`).
     pub request_id: String,
     /// The offending field, for validation errors.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
     /// Where to upgrade, for `PAID_PLAN_REQUIRED`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub upgrade_url: Option<String>,
+    /// The code's own fields.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
 }
 
 /// The flat error body of the video listing, the usage report and the video reads' 404.
-#[derive(utoipa::ToSchema)]
-#[allow(dead_code)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct FlatError {
     /// Always false.
     pub success: bool,
@@ -92,13 +96,17 @@ pub struct FlatError {
     /// The request's id.
     pub request_id: String,
     /// Machine-readable code, where the endpoint gives one.
-    pub code: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<&'static str>,
     /// Extra facts about the error.
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]
-    pub details: Option<serde_json::Value>,
+    pub details: Option<Value>,
     /// The offending field.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
     /// Where to upgrade.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub upgrade_url: Option<String>,
 }
 

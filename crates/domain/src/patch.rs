@@ -1,11 +1,13 @@
-//! Validation of editable video metadata (PATCH /v1/videos/by-external-id).
+//! Editable metadata of a video (PATCH /v1/videos/by-external-id).
 //!
 //! The rules: docs/api.md, "Videos" (PATCH).
-//! The body arrives as raw JSON so that "absent", `null` and `""` stay
-//! distinguishable and unknown fields can be refused (400 naming the field).
+//! A patch is read in two steps: its fields as sent, typed by serde with the
+//! helpers of [`sent`] (so that "absent", `null` and `""` stay distinct and
+//! unknown fields are refused, 400 naming the field); then
+//! [`VideoPatch::checked`] holds their values to the rules.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Longest `notes`, in characters.
 pub const NOTES_MAX_CHARS: usize = 2000;
@@ -78,7 +80,8 @@ impl WorkflowStatus {
     }
 }
 
-/// A validated PATCH. For clearable fields, `Some(None)` clears the value.
+/// A PATCH: what it writes. For clearable fields, `Some(None)` clears the
+/// value. Built from what a request sent, then [`VideoPatch::checked`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct VideoPatch {
     /// New notes; `Some(None)` clears.
@@ -115,43 +118,68 @@ fn err(field: &str, message: impl Into<String>) -> FieldError {
 }
 
 impl VideoPatch {
-    /// Validates a PATCH body.
-    pub fn parse(body: &Value) -> Result<Self, FieldError> {
-        let obj: &Map<String, Value> = body
-            .as_object()
-            .ok_or_else(|| err("body", "the body must be a JSON object"))?;
-        if obj.is_empty() {
+    /// Holds a patch as sent to the spec's rules, and normalises it: notes
+    /// `""` clear, a campaign is trimmed (blank clears), tags are trimmed and
+    /// distinct ignoring case, in request order. Fields are checked in name
+    /// order; the first that breaks a rule is answered.
+    pub fn checked(mut self) -> Result<Self, FieldError> {
+        if self == Self::default() {
             return Err(err(
                 "body",
                 "at least one of notes, budget, campaign, video_status, status, ecpm, tags is required",
             ));
         }
-        let mut patch = VideoPatch::default();
-        for (key, value) in obj {
-            match key.as_str() {
-                "notes" => patch.notes = Some(parse_notes(value)?),
-                "budget" => patch.budget = Some(parse_budget(value)?),
-                "campaign" => patch.campaign = Some(parse_campaign_value(value)?),
-                "video_status" => {
-                    patch.video_status =
-                        Some(value.as_str().and_then(VideoStatus::parse).ok_or_else(|| {
-                            err(
-                                "video_status",
-                                "video_status must be one of tracking, paused, deleted",
-                            )
-                        })?)
-                }
-                "status" => {
-                    patch.status = Some(value.as_str().and_then(WorkflowStatus::parse).ok_or_else(
-                        || err("status", "status must be one of `to do`, running, ended"),
-                    )?)
-                }
-                "ecpm" => patch.ecpm = Some(parse_ecpm(value)?),
-                "tags" => patch.tags = Some(parse_tags(value)?),
-                other => return Err(err(other, format!("unknown field `{other}`"))),
+        if let Some(Some(budget)) = self.budget
+            && budget <= 0
+        {
+            return Err(err(
+                "budget",
+                "budget must be a whole number greater than 0",
+            ));
+        }
+        if let Some(Some(campaign)) = &self.campaign {
+            self.campaign = Some(parse_campaign(campaign).map_err(|m| err("campaign", m))?);
+        }
+        if let Some(Some(ecpm)) = self.ecpm
+            && !(ecpm.is_finite() && ecpm >= 0.0)
+        {
+            return Err(err("ecpm", "ecpm must be a number of 0 or more"));
+        }
+        if let Some(Some(notes)) = &self.notes {
+            if notes.chars().count() > NOTES_MAX_CHARS {
+                return Err(err(
+                    "notes",
+                    format!("notes must be at most {NOTES_MAX_CHARS} characters"),
+                ));
+            }
+            if notes.is_empty() {
+                self.notes = Some(None);
             }
         }
-        Ok(patch)
+        if let Some(tags) = &self.tags {
+            self.tags = Some(checked_tags(tags)?);
+        }
+        Ok(self)
+    }
+
+    /// Reads a PATCH body: typed by serde as the API types it, then
+    /// [`checked`](Self::checked). A value of the wrong type names the body,
+    /// not its field: the API's reading of a body names the field.
+    pub fn parse(body: &Value) -> Result<Self, FieldError> {
+        if !body.is_object() {
+            return Err(err("body", "the body must be a JSON object"));
+        }
+        let sent = Sent::deserialize(body).map_err(|e| err("body", e.to_string()))?;
+        VideoPatch {
+            notes: sent.notes.map(Some),
+            budget: sent.budget,
+            campaign: sent.campaign,
+            video_status: sent.video_status,
+            status: sent.status,
+            ecpm: sent.ecpm,
+            tags: sent.tags,
+        }
+        .checked()
     }
 
     /// The stored column names this patch writes, in a stable order
@@ -180,57 +208,102 @@ impl VideoPatch {
     }
 }
 
-fn parse_notes(v: &Value) -> Result<Option<String>, FieldError> {
-    let s = v
-        .as_str()
-        .ok_or_else(|| err("notes", "notes must be a string"))?;
-    if s.chars().count() > NOTES_MAX_CHARS {
-        return Err(err(
-            "notes",
-            format!("notes must be at most {NOTES_MAX_CHARS} characters"),
-        ));
-    }
-    Ok((!s.is_empty()).then(|| s.to_owned()))
+/// A PATCH body as sent, for [`VideoPatch::parse`]; the API reads the same
+/// fields with the same helpers into its documented request type.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Sent {
+    #[serde(default, deserialize_with = "sent::value")]
+    notes: Option<String>,
+    #[serde(default, deserialize_with = "sent::clearable")]
+    budget: Option<Option<i64>>,
+    #[serde(default, deserialize_with = "sent::nullable")]
+    campaign: Option<Option<String>>,
+    #[serde(default, deserialize_with = "sent::value")]
+    video_status: Option<VideoStatus>,
+    #[serde(default, deserialize_with = "sent::value")]
+    status: Option<WorkflowStatus>,
+    #[serde(default, deserialize_with = "sent::clearable")]
+    ecpm: Option<Option<f64>>,
+    #[serde(default, deserialize_with = "sent::value")]
+    tags: Option<Vec<String>>,
 }
 
-fn parse_budget(v: &Value) -> Result<Option<i64>, FieldError> {
-    match v {
-        Value::Null => Ok(None),
-        Value::String(s) if s.is_empty() => Ok(None),
-        Value::Number(n) => match n.as_i64() {
-            Some(b) if b > 0 => Ok(Some(b)),
-            _ => Err(err(
-                "budget",
-                "budget must be a whole number greater than 0",
-            )),
-        },
-        _ => Err(err(
-            "budget",
-            "budget must be a whole number greater than 0, null or \"\"",
-        )),
-    }
-}
+/// serde helpers typing a PATCH field as sent, for
+/// `#[serde(default, deserialize_with = "…")]`: an absent field is `None`
+/// (the default); a present one is `Some`, and for a clearable field
+/// `Some(None)` clears it.
+pub mod sent {
+    use std::fmt;
 
-fn parse_ecpm(v: &Value) -> Result<Option<f64>, FieldError> {
-    match v {
-        Value::Null => Ok(None),
-        Value::String(s) if s.is_empty() => Ok(None),
-        Value::Number(n) => match n.as_f64() {
-            Some(x) if x.is_finite() && x >= 0.0 => Ok(Some(x)),
-            _ => Err(err("ecpm", "ecpm must be a number of 0 or more")),
-        },
-        _ => Err(err(
-            "ecpm",
-            "ecpm must be a number of 0 or more, null or \"\"",
-        )),
-    }
-}
+    use serde::de::{self, Visitor};
+    use serde::{Deserialize, Deserializer};
 
-fn parse_campaign_value(v: &Value) -> Result<Option<String>, FieldError> {
-    match v {
-        Value::Null => Ok(None),
-        Value::String(s) => parse_campaign(s).map_err(|m| err("campaign", m)),
-        _ => Err(err("campaign", "campaign must be a string or null")),
+    /// A field `null` may not stand for: present means set.
+    pub fn value<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: Deserialize<'de>,
+    {
+        T::deserialize(deserializer).map(Some)
+    }
+
+    /// A field `null` clears (`campaign`).
+    pub fn nullable<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: Deserialize<'de>,
+    {
+        Option::<T>::deserialize(deserializer).map(Some)
+    }
+
+    /// A field `null` or `""` clears (`budget`, `ecpm`).
+    pub fn clearable<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: Deserialize<'de>,
+    {
+        Ok(Some(match Clearing::<T>::deserialize(deserializer)? {
+            Clearing::Cleared(Blank) => None,
+            Clearing::Set(value) => Some(value),
+        }))
+    }
+
+    /// A clearable field's value.
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Clearing<T> {
+        Cleared(Blank),
+        Set(T),
+    }
+
+    /// `null` or `""`.
+    struct Blank;
+
+    impl<'de> Deserialize<'de> for Blank {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct BlankVisitor;
+            impl Visitor<'_> for BlankVisitor {
+                type Value = Blank;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("null or \"\"")
+                }
+                fn visit_unit<E: de::Error>(self) -> Result<Blank, E> {
+                    Ok(Blank)
+                }
+                fn visit_none<E: de::Error>(self) -> Result<Blank, E> {
+                    Ok(Blank)
+                }
+                fn visit_str<E: de::Error>(self, s: &str) -> Result<Blank, E> {
+                    if s.is_empty() {
+                        Ok(Blank)
+                    } else {
+                        Err(E::invalid_value(de::Unexpected::Str(s), &self))
+                    }
+                }
+            }
+            deserializer.deserialize_any(BlankVisitor)
+        }
     }
 }
 
@@ -257,22 +330,16 @@ pub fn parse_campaign(s: &str) -> Result<Option<String>, String> {
     Ok(Some(s.to_owned()))
 }
 
-fn parse_tags(v: &Value) -> Result<Vec<String>, FieldError> {
-    let items = v
-        .as_array()
-        .ok_or_else(|| err("tags", "tags must be an array of strings"))?;
-    if items.is_empty() || items.len() > TAGS_MAX {
+fn checked_tags(sent: &[String]) -> Result<Vec<String>, FieldError> {
+    if sent.is_empty() || sent.len() > TAGS_MAX {
         return Err(err(
             "tags",
             format!("tags must have 1 to {TAGS_MAX} entries"),
         ));
     }
-    let mut out: Vec<String> = Vec::with_capacity(items.len());
-    for item in items {
-        let name = item
-            .as_str()
-            .ok_or_else(|| err("tags", "tags must be an array of strings"))?
-            .trim();
+    let mut out: Vec<String> = Vec::with_capacity(sent.len());
+    for name in sent {
+        let name = name.trim();
         if name.is_empty() {
             return Err(err("tags", "tag names must not be empty"));
         }
@@ -303,10 +370,22 @@ mod tests {
         assert!(VideoPatch::parse(&json!("x")).is_err());
     }
 
-    #[test]
-    fn unknown_fields_are_refused_by_name() {
-        let e = VideoPatch::parse(&json!({"notes": "a", "colour": 1})).unwrap_err();
-        assert_eq!(e.field, "colour");
+    #[rstest]
+    #[case(json!({"notes": "a", "colour": 1}))]
+    #[case(json!({"notes": 5}))]
+    #[case(json!({"notes": null}))]
+    #[case(json!({"budget": 1.5}))]
+    #[case(json!({"budget": "100"}))]
+    #[case(json!({"campaign": 3}))]
+    #[case(json!({"video_status": "gone"}))]
+    #[case(json!({"status": "todo"}))]
+    #[case(json!({"status": null}))]
+    #[case(json!({"ecpm": "1"}))]
+    #[case(json!({"tags": "a"}))]
+    #[case(json!({"tags": [1]}))]
+    fn values_of_the_wrong_type_are_refused(#[case] body: Value) {
+        // The API's reading names the field; this one names the body.
+        assert_eq!(VideoPatch::parse(&body).unwrap_err().field, "body");
     }
 
     #[test]
@@ -325,28 +404,17 @@ mod tests {
     }
 
     #[rstest]
-    #[case(json!({"notes": 5}), "notes")]
-    #[case(json!({"notes": null}), "notes")]
     #[case(json!({"notes": "x".repeat(2001)}), "notes")]
     #[case(json!({"budget": 0}), "budget")]
     #[case(json!({"budget": -5}), "budget")]
-    #[case(json!({"budget": 1.5}), "budget")]
-    #[case(json!({"budget": "100"}), "budget")]
     #[case(json!({"campaign": "a,b"}), "campaign")]
     #[case(json!({"campaign": "x".repeat(201)}), "campaign")]
-    #[case(json!({"campaign": 3}), "campaign")]
-    #[case(json!({"video_status": "gone"}), "video_status")]
-    #[case(json!({"status": "todo"}), "status")]
-    #[case(json!({"status": null}), "status")]
     #[case(json!({"ecpm": -0.01}), "ecpm")]
-    #[case(json!({"ecpm": "1"}), "ecpm")]
     #[case(json!({"tags": []}), "tags")]
-    #[case(json!({"tags": "a"}), "tags")]
-    #[case(json!({"tags": [1]}), "tags")]
     #[case(json!({"tags": ["  "]}), "tags")]
     #[case(json!({"tags": ["x".repeat(81)]}), "tags")]
     #[case(json!({"tags": vec!["t"; 51]}), "tags")]
-    fn invalid_values_name_their_field(#[case] body: Value, #[case] field: &str) {
+    fn values_breaking_a_rule_name_their_field(#[case] body: Value, #[case] field: &str) {
         assert_eq!(VideoPatch::parse(&body).unwrap_err().field, field);
     }
 

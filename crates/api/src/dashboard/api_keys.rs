@@ -4,7 +4,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -20,6 +20,7 @@ use crate::dashboard::team::Message;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
 use crate::extract::{JsonBody, PathParam};
+use crate::input::{Fault, Refusals, Trimmed, not_an_object};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 use crate::v1::videos::rfc3339;
@@ -70,13 +71,25 @@ fn item(k: ApiKeyRecord) -> KeyItem {
 }
 
 /// Body of `POST /organizations/api-keys`.
-#[derive(Debug, ToSchema)]
-#[allow(dead_code, reason = "documents the body that the handler validates")]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct CreateKeyRequest {
     /// Optional string or `null` (the default: no label): the key's label;
     /// trimmed, 1 to 200 characters.
-    #[schema(min_length = 1, max_length = 200)]
-    name: Option<String>,
+    #[schema(value_type = Option<String>, min_length = 1, max_length = 200)]
+    name: Option<Trimmed<1, MAX_NAME_CHARS>>,
+}
+
+impl Refusals for CreateKeyRequest {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        let message = match (fault.field(), fault.sent()) {
+            ("name", Some(Value::String(_))) => {
+                format!("`name` must be 1 to {MAX_NAME_CHARS} characters")
+            }
+            ("name", _) => "`name` must be a string".to_owned(),
+            _ => return not_an_object(),
+        };
+        ApiError::validation("name", message)
+    }
 }
 
 /// The organization's keys, newest first. Admins.
@@ -116,29 +129,10 @@ async fn create(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: OrgAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<CreateKeyRequest>,
 ) -> Result<(StatusCode, Json<Envelope<CreatedKey>>), ApiError> {
     auth.require(Role::Admin)?;
-    let Some(obj) = body.as_object() else {
-        return Err(ApiError::validation(
-            "body",
-            "The body must be a JSON object",
-        ));
-    };
-    let name = match obj.get("name") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => {
-            let s = s.trim();
-            if s.is_empty() || s.chars().count() > MAX_NAME_CHARS {
-                return Err(ApiError::validation(
-                    "name",
-                    format!("`name` must be 1 to {MAX_NAME_CHARS} characters"),
-                ));
-            }
-            Some(s.to_owned())
-        }
-        Some(_) => return Err(ApiError::validation("name", "`name` must be a string")),
-    };
+    let name = body.parse()?.name.map(|Trimmed(name)| name);
     let secret = api_key::generate();
     let key = app
         .store

@@ -10,26 +10,27 @@ use std::time::Duration;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use serde::Serialize;
-use serde_json::{Map, Value};
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 use vidpulse_domain::Platform;
 use vidpulse_domain::identity::Role;
-use vidpulse_domain::patch::parse_campaign;
 use vidpulse_platforms::{Channel, SourceError};
 use vidpulse_store::{AccountSetup, CreatorJob, CreatorProfile, NewCreatorJob, SetupCreator};
 
 use crate::dashboard::access::OrgAuth;
-use crate::dashboard::team::{uuid_field, uuid_list};
 use crate::error::{ApiError, ErrorCode};
 use crate::extract::JsonBody;
+use crate::input::{
+    self, Bounded, Campaign, Fault, Id, Ids, Refusals, bad_campaign, bad_id, bad_ids, not_an_object,
+};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 use crate::v1::bloggers::{
-    DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS, parse_track, queued_or_refused,
+    DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS, PlatformId, Username, bad_initial_count,
+    bad_platform, bad_username, queued_or_refused,
 };
 
 /// Most new videos a blogger's daily discovery may track.
@@ -75,57 +76,110 @@ pub struct Added {
     pub job_id: Uuid,
 }
 
-/// Body of `POST /blogger/add`. (`Serialize` is derived only so that
-/// `#[serde(flatten)]` carries the shared settings into the schema.)
-#[derive(Debug, Serialize, ToSchema)]
-#[allow(dead_code, reason = "documents the body that the handler validates")]
+/// Body of `POST /blogger/add`.
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct AddBloggerRequest {
     /// Required string: the handle, with or without a leading `@`; once
     /// trimmed and without the `@`, 1 to 100 letters, digits, `.`, `_` or `-`.
-    #[schema(min_length = 1)]
-    username: String,
+    #[schema(value_type = String, min_length = 1)]
+    username: Username,
     /// Required string: `tiktok`, `instagram` or `youtube`, in any case.
-    platform: String,
+    #[schema(value_type = String)]
+    platform: PlatformId,
     #[serde(flatten)]
     settings: AddSettings,
+}
+
+impl Refusals for AddBloggerRequest {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        match fault.field() {
+            "platform" => bad_platform("platform", fault.sent()),
+            "username" => bad_username("username", fault.sent()),
+            _ => match settings_fault(fault) {
+                // Worded as the public track words it.
+                Some(inner) if inner.field() == "initial_videos_count" => {
+                    bad_initial_count(inner.sent())
+                }
+                Some(inner) => AddSettings::refuse(&inner),
+                None => not_an_object(),
+            },
+        }
+    }
 }
 
 /// Body of `POST /blogger/add-from-tracking`.
-#[derive(Debug, Serialize, ToSchema)]
-#[allow(dead_code, reason = "documents the body that the handler validates")]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct AddFromTrackingRequest {
     /// Required UUID: a creator the organization knows (one it tracked
     /// before, or the author of videos it tracks).
-    blogger_id: Uuid,
+    #[schema(value_type = Uuid)]
+    blogger_id: Id,
     #[serde(flatten)]
     settings: AddSettings,
 }
 
-/// The optional settings both adds take besides the creator (read by
-/// `settings`).
-#[derive(Debug, Serialize, ToSchema)]
-#[allow(dead_code, reason = "documents the body that the handler validates")]
+impl Refusals for AddFromTrackingRequest {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        match fault.field() {
+            "blogger_id" => bad_id(fault),
+            _ => settings_fault(fault)
+                .map_or_else(not_an_object, |inner| AddSettings::refuse(&inner)),
+        }
+    }
+}
+
+/// The fault in the settings part of an add's body. serde reads a flattened
+/// part without saying where in it a fault lies, so the part is read again
+/// alone.
+fn settings_fault<'a>(fault: &Fault<'a>) -> Option<Fault<'a>> {
+    input::typed::<AddSettings>(fault.body()).err()
+}
+
+/// The optional settings both adds take besides the creator.
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct AddSettings {
     /// Optional integer from 0 to 50 (default 10; `null` means the default):
     /// the most recent videos to track at once.
-    #[schema(minimum = 0, maximum = 50, default = 10)]
-    initial_videos_count: Option<i64>,
+    #[schema(value_type = Option<i64>, minimum = 0, maximum = 50, default = 10)]
+    initial_videos_count: Option<Bounded<0, MAX_INITIAL_VIDEOS>>,
     /// Optional integer from 0 to 50, or `null` (the default: the service's
     /// daily limit): the most new videos its daily discovery tracks.
-    #[schema(minimum = 0, maximum = 50)]
-    daily_videos_count: Option<i64>,
+    #[schema(value_type = Option<i64>, minimum = 0, maximum = 50)]
+    daily_videos_count: Option<Bounded<0, MAX_DAILY_VIDEOS>>,
     /// Optional string or `null` (the default: none): the campaign its new
     /// videos get; trimmed, at most 200 characters of letters, digits, spaces
     /// and `- _ . ( ) | : % &`; `""` means none.
-    #[schema(max_length = 200)]
-    campaign: Option<String>,
+    #[schema(value_type = Option<String>, max_length = 200)]
+    campaign: Option<Campaign>,
     /// Optional array or `null` (the default: none): 0 to 50 ids of the
     /// organization's tags (`GET /tags`); repeats are dropped.
-    #[schema(max_items = 50)]
-    tag_ids: Option<Vec<Uuid>>,
+    #[schema(value_type = Option<Vec<Uuid>>, max_items = 50)]
+    tag_ids: Option<Ids<0, MAX_TAGS>>,
 }
 
-/// The settings an add takes besides the creator.
+impl Refusals for AddSettings {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        match fault.field() {
+            "initial_videos_count" => ApiError::validation(
+                "initial_videos_count",
+                format!(
+                    "`initial_videos_count` must be a whole number from 0 to {MAX_INITIAL_VIDEOS}"
+                ),
+            ),
+            "daily_videos_count" => ApiError::validation(
+                "daily_videos_count",
+                format!(
+                    "`daily_videos_count` must be a whole number from 0 to {MAX_DAILY_VIDEOS}, or null"
+                ),
+            ),
+            "campaign" => bad_campaign(fault.sent()),
+            "tag_ids" => bad_ids::<0, MAX_TAGS>("tag_ids"),
+            _ => not_an_object(),
+        }
+    }
+}
+
+/// The settings an add takes besides the creator, defaults applied.
 struct Settings {
     initial_videos_count: i64,
     daily_videos_count: Option<i64>,
@@ -133,59 +187,17 @@ struct Settings {
     tag_ids: Option<Vec<Uuid>>,
 }
 
-/// Reads `initial_videos_count`, `daily_videos_count`, `campaign` and `tag_ids`.
-fn settings(obj: &Map<String, Value>) -> Result<Settings, ApiError> {
-    let initial_videos_count = match obj.get("initial_videos_count") {
-        None | Some(Value::Null) => DEFAULT_INITIAL_VIDEOS,
-        Some(v) => v
-            .as_i64()
-            .filter(|n| (0..=MAX_INITIAL_VIDEOS).contains(n))
-            .ok_or_else(|| {
-                ApiError::validation(
-                    "initial_videos_count",
-                    format!(
-                        "`initial_videos_count` must be a whole number from 0 to {MAX_INITIAL_VIDEOS}"
-                    ),
-                )
-            })?,
-    };
-    let daily_videos_count = match obj.get("daily_videos_count") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(
-            v.as_i64()
-                .filter(|n| (0..=MAX_DAILY_VIDEOS).contains(n))
-                .ok_or_else(|| {
-                    ApiError::validation(
-                        "daily_videos_count",
-                        format!(
-                            "`daily_videos_count` must be a whole number from 0 to {MAX_DAILY_VIDEOS}, or null"
-                        ),
-                    )
-                })?,
-        ),
-    };
-    let campaign = match obj.get("campaign") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => {
-            parse_campaign(s).map_err(|m| ApiError::validation("campaign", m))?
+impl From<AddSettings> for Settings {
+    fn from(s: AddSettings) -> Self {
+        Settings {
+            initial_videos_count: s
+                .initial_videos_count
+                .map_or(DEFAULT_INITIAL_VIDEOS, |Bounded(n)| n),
+            daily_videos_count: s.daily_videos_count.map(|Bounded(n)| n),
+            campaign: s.campaign.and_then(|Campaign(c)| c),
+            tag_ids: s.tag_ids.map(|Ids(ids)| ids),
         }
-        Some(_) => {
-            return Err(ApiError::validation(
-                "campaign",
-                "`campaign` must be a string or null",
-            ));
-        }
-    };
-    let tag_ids = match obj.get("tag_ids") {
-        None | Some(Value::Null) => None,
-        Some(_) => Some(uuid_list(obj, "tag_ids", 0, MAX_TAGS)?),
-    };
-    Ok(Settings {
-        initial_videos_count,
-        daily_videos_count,
-        campaign,
-        tag_ids,
-    })
+    }
 }
 
 /// Refuses tag ids that are not the organization's.
@@ -364,12 +376,16 @@ async fn add(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: OrgAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<AddBloggerRequest>,
 ) -> Result<(StatusCode, Json<Added>), ApiError> {
     auth.require(Role::Editor)?;
     require_paid_plan(&app, &auth).await?;
-    let (platform, username, _) = parse_track(&body)?;
-    let settings = settings(body.as_object().unwrap_or(&Map::new()))?;
+    let AddBloggerRequest {
+        username: Username(username),
+        platform: PlatformId(platform),
+        settings,
+    } = body.parse()?;
+    let settings = Settings::from(settings);
     check_tags(&app, &auth, settings.tag_ids.as_deref()).await?;
     let profile = read_profile(&app, platform, &username).await?;
     start(&app, &ctx, &auth, CreatorSource::Read(profile), settings).await
@@ -397,12 +413,15 @@ async fn add_from_tracking(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: OrgAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<AddFromTrackingRequest>,
 ) -> Result<(StatusCode, Json<Added>), ApiError> {
     auth.require(Role::Editor)?;
     require_paid_plan(&app, &auth).await?;
-    let id = uuid_field(&body, "blogger_id")?;
-    let settings = settings(body.as_object().unwrap_or(&Map::new()))?;
+    let AddFromTrackingRequest {
+        blogger_id: Id(id),
+        settings,
+    } = body.parse()?;
+    let settings = Settings::from(settings);
     check_tags(&app, &auth, settings.tag_ids.as_deref()).await?;
     let known = app
         .store

@@ -6,22 +6,21 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use serde::Serialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 use vidpulse_domain::identity::Role;
-use vidpulse_domain::patch::parse_campaign;
 use vidpulse_store::{NewCreatorJob, StartJob};
 
 use crate::dashboard::access::OrgAuth;
 use crate::dashboard::tags::TagView;
-use crate::dashboard::team::{Message, uuid_field};
+use crate::dashboard::team::Message;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::{ApiError, ErrorCode};
 use crate::extract::JsonBody;
+use crate::input::{Bounded, Campaign, Fault, Id, Refusals, bad_campaign, bad_id, not_an_object};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 use crate::v1::videos::rfc3339;
@@ -96,47 +95,93 @@ pub struct BloggerItem {
 }
 
 /// Body of `POST /blogger/toggle`.
-#[derive(Debug, ToSchema)]
-#[allow(dead_code, reason = "documents the body that the handler validates")]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct ToggleBloggerRequest {
     /// Required UUID: the organization's tracking of the creator.
-    tracking_id: Uuid,
+    #[schema(value_type = Uuid)]
+    tracking_id: Id,
     /// Required boolean: `false` pauses, `true` resumes.
     is_active: bool,
 }
 
+impl Refusals for ToggleBloggerRequest {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        match fault.field() {
+            "tracking_id" => bad_id(fault),
+            "is_active" => ApiError::validation("is_active", "`is_active` must be true or false"),
+            _ => not_an_object(),
+        }
+    }
+}
+
 /// Body of `POST /blogger/set-campaign`.
-#[derive(Debug, ToSchema)]
-#[allow(dead_code, reason = "documents the body that the handler validates")]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct SetCampaignRequest {
     /// Required UUID: the organization's tracking of the creator.
-    tracking_id: Uuid,
+    #[schema(value_type = Uuid)]
+    tracking_id: Id,
     /// Required string or `null`: the campaign; trimmed, at most 200
     /// characters of letters, digits, spaces and `- _ . ( ) | : % &`; `""` or
     /// `null` clears.
-    #[schema(required = true, max_length = 200)]
-    campaign: Option<String>,
+    #[serde(deserialize_with = "Option::deserialize")]
+    #[schema(value_type = Option<String>, required = true, max_length = 200)]
+    campaign: Option<Campaign>,
+}
+
+impl Refusals for SetCampaignRequest {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        match (fault.field(), fault.sent()) {
+            ("tracking_id", _) => bad_id(fault),
+            ("campaign", None) => ApiError::validation("campaign", "`campaign` is required"),
+            ("campaign", sent) => bad_campaign(sent),
+            _ => not_an_object(),
+        }
+    }
 }
 
 /// Body of `POST /blogger/set-budget-per-video`.
-#[derive(Debug, ToSchema)]
-#[allow(dead_code, reason = "documents the body that the handler validates")]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct SetBudgetRequest {
     /// Required UUID: the organization's tracking of the creator.
-    tracking_id: Uuid,
+    #[schema(value_type = Uuid)]
+    tracking_id: Id,
     /// Required integer greater than 0, or `null` to clear: the budget of
     /// each new video.
-    #[schema(required = true, minimum = 1)]
-    budget_per_video: Option<i64>,
+    #[serde(deserialize_with = "Option::deserialize")]
+    #[schema(value_type = Option<i64>, required = true, minimum = 1)]
+    budget_per_video: Option<Bounded<1, { i64::MAX }>>,
+}
+
+impl Refusals for SetBudgetRequest {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        let message = match (fault.field(), fault.sent()) {
+            ("tracking_id", _) => return bad_id(fault),
+            ("budget_per_video", None) => "`budget_per_video` is required",
+            ("budget_per_video", _) => {
+                "`budget_per_video` must be a whole number greater than 0, or null"
+            }
+            _ => return not_an_object(),
+        };
+        ApiError::validation("budget_per_video", message)
+    }
 }
 
 /// Body naming one tracked creator (`POST /blogger/delete`,
 /// `/blogger/delete-with-videos`, `/blogger/fetch-initial-videos`).
-#[derive(Debug, ToSchema)]
-#[allow(dead_code, reason = "documents the body that the handler validates")]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct TrackingIdRequest {
     /// Required UUID: the organization's tracking of the creator.
-    tracking_id: Uuid,
+    #[schema(value_type = Uuid)]
+    tracking_id: Id,
+}
+
+impl Refusals for TrackingIdRequest {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        match fault.field() {
+            "tracking_id" => bad_id(fault),
+            _ => not_an_object(),
+        }
+    }
 }
 
 fn unknown() -> ApiError {
@@ -159,11 +204,6 @@ fn written(
         },
         Meta::of(ctx),
     ))
-}
-
-fn object(body: &Value) -> Result<&serde_json::Map<String, Value>, ApiError> {
-    body.as_object()
-        .ok_or_else(|| ApiError::validation("body", "The body must be a JSON object"))
 }
 
 /// The organization's tracked creators, by handle. Any member.
@@ -224,19 +264,13 @@ async fn toggle(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: OrgAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<ToggleBloggerRequest>,
 ) -> Result<Json<Envelope<Message>>, ApiError> {
     auth.require(Role::Editor)?;
-    let id = uuid_field(&body, "tracking_id")?;
-    let active = match object(&body)?.get("is_active") {
-        Some(Value::Bool(b)) => *b,
-        _ => {
-            return Err(ApiError::validation(
-                "is_active",
-                "`is_active` must be true or false",
-            ));
-        }
-    };
+    let ToggleBloggerRequest {
+        tracking_id: Id(id),
+        is_active: active,
+    } = body.parse()?;
     let message = if active {
         "Tracking resumed"
     } else {
@@ -267,23 +301,14 @@ async fn set_campaign(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: OrgAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<SetCampaignRequest>,
 ) -> Result<Json<Envelope<Message>>, ApiError> {
     auth.require(Role::Editor)?;
-    let id = uuid_field(&body, "tracking_id")?;
-    let campaign = match object(&body)?.get("campaign") {
-        None => return Err(ApiError::validation("campaign", "`campaign` is required")),
-        Some(Value::Null) => None,
-        Some(Value::String(s)) => {
-            parse_campaign(s).map_err(|m| ApiError::validation("campaign", m))?
-        }
-        Some(_) => {
-            return Err(ApiError::validation(
-                "campaign",
-                "`campaign` must be a string or null",
-            ));
-        }
-    };
+    let SetCampaignRequest {
+        tracking_id: Id(id),
+        campaign,
+    } = body.parse()?;
+    let campaign = campaign.and_then(|Campaign(c)| c);
     let found = app
         .store
         .set_blogger_campaign(auth.org, id, campaign.as_deref(), app.clock.now())
@@ -309,28 +334,14 @@ async fn set_budget(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: OrgAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<SetBudgetRequest>,
 ) -> Result<Json<Envelope<Message>>, ApiError> {
     auth.require(Role::Editor)?;
-    let id = uuid_field(&body, "tracking_id")?;
-    let budget = match object(&body)?.get("budget_per_video") {
-        None => {
-            return Err(ApiError::validation(
-                "budget_per_video",
-                "`budget_per_video` is required",
-            ));
-        }
-        Some(Value::Null) => None,
-        Some(v) => match v.as_i64() {
-            Some(b) if b > 0 => Some(b),
-            _ => {
-                return Err(ApiError::validation(
-                    "budget_per_video",
-                    "`budget_per_video` must be a whole number greater than 0, or null",
-                ));
-            }
-        },
-    };
+    let SetBudgetRequest {
+        tracking_id: Id(id),
+        budget_per_video,
+    } = body.parse()?;
+    let budget = budget_per_video.map(|Bounded(b)| b);
     let found = app
         .store
         .set_blogger_budget(auth.org, id, budget, app.clock.now())
@@ -356,10 +367,10 @@ async fn delete(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: OrgAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<TrackingIdRequest>,
 ) -> Result<Json<Envelope<Message>>, ApiError> {
     auth.require(Role::Editor)?;
-    let id = uuid_field(&body, "tracking_id")?;
+    let Id(id) = body.parse()?.tracking_id;
     let found = app.store.delete_blogger(auth.org, id).await?;
     written(found, "Blogger deleted; its videos are kept", &ctx)
 }
@@ -383,10 +394,10 @@ async fn delete_with_videos(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: OrgAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<TrackingIdRequest>,
 ) -> Result<Json<Envelope<DeletedWithVideos>>, ApiError> {
     auth.require(Role::Editor)?;
-    let id = uuid_field(&body, "tracking_id")?;
+    let Id(id) = body.parse()?.tracking_id;
     let videos_deleted = app
         .store
         .delete_blogger_with_videos(auth.org, id)
@@ -422,10 +433,10 @@ async fn fetch_initial_videos(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: OrgAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<TrackingIdRequest>,
 ) -> Result<(StatusCode, Json<Envelope<Refetch>>), ApiError> {
     auth.require(Role::Editor)?;
-    let id = uuid_field(&body, "tracking_id")?;
+    let Id(id) = body.parse()?.tracking_id;
     let blogger = app
         .store
         .bloggers(auth.org)

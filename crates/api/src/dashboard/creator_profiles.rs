@@ -8,8 +8,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use serde::Serialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -18,10 +17,10 @@ use vidpulse_domain::identity::Role;
 use vidpulse_store::{CreatorGroup, GroupInto, Grouped};
 
 use crate::dashboard::access::OrgAuth;
-use crate::dashboard::team::{uuid_field, uuid_list};
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
 use crate::extract::JsonBody;
+use crate::input::{Fault, Id, Ids, Refusals, Trimmed, bad_id, bad_ids, not_an_object};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 use crate::v1::videos::rfc3339;
@@ -63,28 +62,50 @@ impl From<CreatorGroup> for CreatorProfileView {
 }
 
 /// Body of `POST /blogger/merge`.
-#[derive(Debug, ToSchema)]
-#[allow(dead_code, reason = "documents the body that the handler validates")]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct MergeRequest {
     /// Required array of 1 to 50 ids of tracked bloggers (`blogger_id` of
     /// `GET /blogger/list`); repeats are dropped.
-    #[schema(min_items = 1, max_items = 50)]
-    blogger_ids: Vec<Uuid>,
+    #[schema(value_type = Vec<Uuid>, min_items = 1, max_items = 50)]
+    blogger_ids: Ids<1, MAX_MERGE>,
     /// Optional string or `null` (the default: the first blogger's channel
     /// name): the profile's name; trimmed, 1 to 100 characters.
-    #[schema(min_length = 1, max_length = 100)]
-    name: Option<String>,
+    #[schema(value_type = Option<String>, min_length = 1, max_length = 100)]
+    name: Option<Trimmed<1, PROFILE_NAME_MAX_CHARS>>,
+}
+
+impl Refusals for MergeRequest {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        match fault.field() {
+            "blogger_ids" => bad_ids::<1, MAX_MERGE>("blogger_ids"),
+            "name" => ApiError::validation(
+                "name",
+                format!("`name` must be a string of 1 to {PROFILE_NAME_MAX_CHARS} characters"),
+            ),
+            _ => not_an_object(),
+        }
+    }
 }
 
 /// Body of `POST /blogger/add-to-creator`.
-#[derive(Debug, ToSchema)]
-#[allow(dead_code, reason = "documents the body that the handler validates")]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct AddToCreatorRequest {
     /// Required UUID: the creator profile (`creator_id`).
-    creator_id: Uuid,
+    #[schema(value_type = Uuid)]
+    creator_id: Id,
     /// Required UUID: the tracked blogger to add (`blogger_id` of `GET
     /// /blogger/list`).
-    blogger_id: Uuid,
+    #[schema(value_type = Uuid)]
+    blogger_id: Id,
+}
+
+impl Refusals for AddToCreatorRequest {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        match fault.field() {
+            "creator_id" | "blogger_id" => bad_id(fault),
+            _ => not_an_object(),
+        }
+    }
 }
 
 fn answer(grouped: Grouped) -> Result<CreatorProfileView, ApiError> {
@@ -118,30 +139,14 @@ async fn merge(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: OrgAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<MergeRequest>,
 ) -> Result<(StatusCode, Json<Envelope<CreatorProfileView>>), ApiError> {
     auth.require(Role::Editor)?;
-    let Some(obj) = body.as_object() else {
-        return Err(ApiError::validation(
-            "body",
-            "The body must be a JSON object",
-        ));
-    };
-    let ids = uuid_list(obj, "blogger_ids", 1, MAX_MERGE)?;
-    let name = match obj.get("name") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s))
-            if !s.trim().is_empty() && s.trim().chars().count() <= PROFILE_NAME_MAX_CHARS =>
-        {
-            Some(s.trim())
-        }
-        Some(_) => {
-            return Err(ApiError::validation(
-                "name",
-                format!("`name` must be a string of 1 to {PROFILE_NAME_MAX_CHARS} characters"),
-            ));
-        }
-    };
+    let MergeRequest {
+        blogger_ids: Ids(ids),
+        name,
+    } = body.parse()?;
+    let name = name.as_ref().map(|Trimmed(n)| n.as_str());
     let grouped = app
         .store
         .group_bloggers(auth.org, GroupInto::New(name), &ids, app.clock.now())
@@ -166,11 +171,13 @@ async fn add_to_creator(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: OrgAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<AddToCreatorRequest>,
 ) -> Result<Json<Envelope<CreatorProfileView>>, ApiError> {
     auth.require(Role::Editor)?;
-    let profile = uuid_field(&body, "creator_id")?;
-    let blogger = uuid_field(&body, "blogger_id")?;
+    let AddToCreatorRequest {
+        creator_id: Id(profile),
+        blogger_id: Id(blogger),
+    } = body.parse()?;
     let grouped = app
         .store
         .group_bloggers(

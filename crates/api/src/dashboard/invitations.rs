@@ -5,7 +5,7 @@
 
 use axum::Json;
 use axum::extract::State;
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize, de};
 use serde_json::Value;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -16,10 +16,11 @@ use vidpulse_store::{AcceptOutcome, DeclineOutcome, InviteResult};
 
 use crate::dashboard::access::OrgAuth;
 use crate::dashboard::identity::UserAuth;
-use crate::dashboard::team::{Message, uuid_field};
+use crate::dashboard::team::Message;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::{ApiError, ErrorCode};
 use crate::extract::JsonBody;
+use crate::input::{Fault, Id, List, Object, Refusals, bad_id, not_an_object};
 use crate::mail::InvitationMail;
 use crate::middleware::RequestContext;
 use crate::state::AppState;
@@ -85,9 +86,8 @@ pub struct Accepted {
 }
 
 /// A role an invitation may offer (not `owner`).
-#[derive(Debug, ToSchema)]
-#[schema(rename_all = "lowercase")]
-#[allow(dead_code, reason = "documents the body that the handler validates")]
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum InvitableRole {
     /// Reads.
     Viewer,
@@ -97,90 +97,125 @@ pub enum InvitableRole {
     Admin,
 }
 
+impl From<InvitableRole> for Role {
+    fn from(role: InvitableRole) -> Self {
+        match role {
+            InvitableRole::Viewer => Role::Viewer,
+            InvitableRole::Editor => Role::Editor,
+            InvitableRole::Admin => Role::Admin,
+        }
+    }
+}
+
 /// One address to invite.
-#[derive(Debug, ToSchema)]
-#[allow(dead_code, reason = "documents the body that the handler validates")]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct InviteEntry {
     /// Required string: an e-mail address (trimmed): one `@` with text on
     /// both sides, a dot inside the domain, no whitespace, at most 254
     /// bytes; distinct (ignoring ASCII case) within the request.
-    #[schema(min_length = 5, max_length = 254)]
-    email: String,
+    #[schema(value_type = String, min_length = 5, max_length = 254)]
+    email: Email,
     /// Required: `viewer`, `editor` or `admin` (lower case).
     role: InvitableRole,
 }
 
+/// A plausible e-mail address ([`is_plausible_email`]), trimmed.
+#[derive(Debug)]
+struct Email(String);
+
+impl<'de> Deserialize<'de> for Email {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(deserializer)?;
+        let email = raw.trim();
+        if is_plausible_email(email) {
+            Ok(Email(email.to_owned()))
+        } else {
+            Err(de::Error::custom("not an e-mail address"))
+        }
+    }
+}
+
 /// Body of `POST /organizations/team/invite`.
-#[derive(Debug, ToSchema)]
-#[allow(dead_code, reason = "documents the body that the handler validates")]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct InviteRequest {
     /// Required array of 1 to 3 invitations, with distinct addresses.
-    #[schema(min_items = 1, max_items = 3)]
-    invites: Vec<InviteEntry>,
+    #[schema(value_type = Vec<InviteEntry>, min_items = 1, max_items = 3)]
+    invites: List<Object<InviteEntry>, 1, MAX_INVITES>,
+}
+
+impl Refusals for InviteRequest {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        if fault.field() != "invites" {
+            return not_an_object();
+        }
+        match fault.sent_in("invites") {
+            Some(Value::Array(entries)) if (1..=MAX_INVITES).contains(&entries.len()) => {}
+            Some(Value::Array(_)) => {
+                return ApiError::validation(
+                    "invites",
+                    format!("`invites` must hold 1 to {MAX_INVITES} entries"),
+                );
+            }
+            _ => return ApiError::validation("invites", "`invites` must be an array"),
+        }
+        // An entry's address is read before its role; an entry that is not
+        // an object has no address.
+        let i = fault.index().unwrap_or_default();
+        if fault.path().ends_with(".role") {
+            ApiError::validation(
+                &format!("invites[{i}].role"),
+                "`role` must be viewer, editor or admin",
+            )
+        } else {
+            ApiError::validation(
+                &format!("invites[{i}].email"),
+                "`email` must be an e-mail address",
+            )
+        }
+    }
+}
+
+impl InviteRequest {
+    /// The addresses and roles, refusing an address listed twice (ignoring
+    /// ASCII case).
+    fn invites(self) -> Result<Vec<(String, Role)>, ApiError> {
+        let List(entries) = self.invites;
+        let mut out: Vec<(String, Role)> = Vec::with_capacity(entries.len());
+        for (
+            i,
+            Object(InviteEntry {
+                email: Email(email),
+                role,
+            }),
+        ) in entries.into_iter().enumerate()
+        {
+            if out.iter().any(|(e, _)| e.eq_ignore_ascii_case(&email)) {
+                return Err(ApiError::validation(
+                    &format!("invites[{i}].email"),
+                    "The address is listed twice",
+                ));
+            }
+            out.push((email, role.into()));
+        }
+        Ok(out)
+    }
 }
 
 /// Body of `POST /organizations/team/invite/accept` and `/decline`.
-#[derive(Debug, ToSchema)]
-#[allow(dead_code, reason = "documents the body that the handler validates")]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct InviteIdRequest {
     /// Required UUID: the invitation (from its e-mail).
-    invite_id: Uuid,
+    #[schema(value_type = Uuid)]
+    invite_id: Id,
 }
 
-/// The `invites` of a request: 1 to 3 `{email, role}` with distinct addresses.
-fn invites_of(body: &Value) -> Result<Vec<(String, Role)>, ApiError> {
-    let Some(obj) = body.as_object() else {
-        return Err(ApiError::validation(
-            "body",
-            "The body must be a JSON object",
-        ));
-    };
-    let Some(Value::Array(items)) = obj.get("invites") else {
-        return Err(ApiError::validation(
-            "invites",
-            "`invites` must be an array",
-        ));
-    };
-    if items.is_empty() || items.len() > MAX_INVITES {
-        return Err(ApiError::validation(
-            "invites",
-            format!("`invites` must hold 1 to {MAX_INVITES} entries"),
-        ));
-    }
-    let mut out: Vec<(String, Role)> = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let field = |name: &str| format!("invites[{i}].{name}");
-        let email = match item.get("email") {
-            Some(Value::String(s)) if is_plausible_email(s.trim()) => s.trim().to_owned(),
-            _ => {
-                return Err(ApiError::validation(
-                    &field("email"),
-                    "`email` must be an e-mail address",
-                ));
-            }
-        };
-        let role = match item
-            .get("role")
-            .and_then(Value::as_str)
-            .and_then(Role::parse)
-        {
-            Some(r) if r != Role::Owner => r,
-            _ => {
-                return Err(ApiError::validation(
-                    &field("role"),
-                    "`role` must be viewer, editor or admin",
-                ));
-            }
-        };
-        if out.iter().any(|(e, _)| e.eq_ignore_ascii_case(&email)) {
-            return Err(ApiError::validation(
-                &field("email"),
-                "The address is listed twice",
-            ));
+impl Refusals for InviteIdRequest {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        match fault.field() {
+            "invite_id" => bad_id(fault),
+            _ => not_an_object(),
         }
-        out.push((email, role));
     }
-    Ok(out)
 }
 
 /// Invites up to three addresses. Admins.
@@ -199,10 +234,10 @@ async fn invite(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: OrgAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<InviteRequest>,
 ) -> Result<Json<Envelope<InviteData>>, ApiError> {
     auth.require(Role::Admin)?;
-    let invites = invites_of(&body)?;
+    let invites = body.parse()?.invites()?;
     let now = app.clock.now();
     let expires_at = now + app.config.invite_ttl;
     let settings = app
@@ -317,9 +352,9 @@ async fn accept(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: UserAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<InviteIdRequest>,
 ) -> Result<Json<Envelope<Accepted>>, ApiError> {
-    let id = uuid_field(&body, "invite_id")?;
+    let Id(id) = body.parse()?.invite_id;
     let outcome = app
         .store
         .accept_invitation(id, auth.user.id, &auth.user.email, app.clock.now())
@@ -363,9 +398,9 @@ async fn decline(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: UserAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<InviteIdRequest>,
 ) -> Result<Json<Envelope<Message>>, ApiError> {
-    let id = uuid_field(&body, "invite_id")?;
+    let Id(id) = body.parse()?.invite_id;
     match app
         .store
         .decline_invitation(id, &auth.user.email, app.clock.now())

@@ -4,7 +4,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize, de};
 use serde_json::Value;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -15,6 +15,7 @@ use crate::dashboard::identity::UserAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
 use crate::extract::JsonBody;
+use crate::input::{Fault, Refusals, not_an_object};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 
@@ -47,48 +48,61 @@ pub struct OrganizationItem {
 }
 
 /// Body of `POST /organizations/register`.
-#[derive(Debug, ToSchema)]
-#[allow(dead_code, reason = "documents the body that the handler validates")]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct RegisterRequest {
     /// Required string: the organization's name; trimmed, 1 to 200
     /// characters, no control characters.
     #[schema(
+        value_type = String,
         min_length = 1,
         max_length = 200,
         pattern = "^[^\\u0000-\\u001F\\u007F-\\u009F]*$"
     )]
-    name: String,
+    name: OrgName,
 }
 
-/// The `name` of a register body: a string of 1 to 200 characters once trimmed.
-fn name_of(body: &Value) -> Result<String, ApiError> {
-    let Some(obj) = body.as_object() else {
-        return Err(ApiError::validation(
-            "body",
-            "The body must be a JSON object",
-        ));
-    };
-    match obj.get("name") {
-        None | Some(Value::Null) => Err(ApiError::validation("name", "`name` is required")),
-        Some(Value::String(s)) => {
-            let name = s.trim();
-            if name.is_empty() {
-                Err(ApiError::validation("name", "`name` must not be empty"))
-            } else if name.chars().count() > MAX_NAME_CHARS {
-                Err(ApiError::validation(
-                    "name",
-                    format!("`name` is longer than {MAX_NAME_CHARS} characters"),
-                ))
-            } else if name.chars().any(char::is_control) {
-                Err(ApiError::validation(
-                    "name",
-                    "`name` must not contain control characters",
-                ))
-            } else {
-                Ok(name.to_owned())
-            }
+/// An organization's name, trimmed: 1 to [`MAX_NAME_CHARS`] characters,
+/// none of them a control character.
+#[derive(Debug)]
+struct OrgName(String);
+
+impl OrgName {
+    /// The name, or what is wrong with it.
+    fn parse(raw: &str) -> Result<Self, String> {
+        let name = raw.trim();
+        if name.is_empty() {
+            Err("`name` must not be empty".to_owned())
+        } else if name.chars().count() > MAX_NAME_CHARS {
+            Err(format!("`name` is longer than {MAX_NAME_CHARS} characters"))
+        } else if name.chars().any(char::is_control) {
+            Err("`name` must not contain control characters".to_owned())
+        } else {
+            Ok(Self(name.to_owned()))
         }
-        Some(_) => Err(ApiError::validation("name", "`name` must be a string")),
+    }
+}
+
+impl<'de> Deserialize<'de> for OrgName {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(deserializer)?;
+        OrgName::parse(&raw).map_err(de::Error::custom)
+    }
+}
+
+impl Refusals for RegisterRequest {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        if fault.field() != "name" {
+            return not_an_object();
+        }
+        let message = match fault.sent() {
+            None | Some(Value::Null) => "`name` is required".to_owned(),
+            Some(Value::String(raw)) => OrgName::parse(raw)
+                .err()
+                // serde refused it, so the rules do: not reached.
+                .unwrap_or_else(|| "`name` must be a string".to_owned()),
+            Some(_) => "`name` must be a string".to_owned(),
+        };
+        ApiError::validation("name", message)
     }
 }
 
@@ -107,9 +121,9 @@ async fn register(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: UserAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<RegisterRequest>,
 ) -> Result<(StatusCode, Json<Envelope<Registered>>), ApiError> {
-    let name = name_of(&body)?;
+    let OrgName(name) = body.parse()?.name;
     let id = app
         .store
         .register_organization(auth.user.id, &name, app.clock.now())

@@ -3,7 +3,7 @@
 
 use axum::Json;
 use axum::extract::State;
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize, de};
 use serde_json::Value;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -15,6 +15,7 @@ use crate::dashboard::identity::UserAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
 use crate::extract::JsonBody;
+use crate::input::{Fault, Refusals, not_an_object};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 
@@ -46,18 +47,48 @@ pub struct Language {
 }
 
 /// Body of `PUT /organizations/user/language`.
-#[derive(Debug, ToSchema)]
-#[allow(dead_code, reason = "documents the body that the handler validates")]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct SetLanguageRequest {
     /// Required string: a language tag such as `en` or `pt-BR` (trimmed): 2
     /// or 3 ASCII letters, then `-`-separated subtags of 1 to 8 ASCII letters
     /// or digits; at most 35 characters.
     #[schema(
+        value_type = String,
         min_length = 2,
         max_length = 35,
         pattern = "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$"
     )]
-    language: String,
+    language: LanguageTag,
+}
+
+/// A language tag ([`is_language_tag`]), trimmed.
+#[derive(Debug)]
+struct LanguageTag(String);
+
+impl<'de> Deserialize<'de> for LanguageTag {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(deserializer)?;
+        let tag = raw.trim();
+        if is_language_tag(tag) {
+            Ok(LanguageTag(tag.to_owned()))
+        } else {
+            Err(de::Error::custom("not a language tag"))
+        }
+    }
+}
+
+impl Refusals for SetLanguageRequest {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        if fault.field() != "language" {
+            return not_an_object();
+        }
+        let message = match fault.sent() {
+            None | Some(Value::Null) => "`language` is required",
+            Some(Value::String(_)) => "`language` must be a language tag such as `en` or `pt-BR`",
+            Some(_) => "`language` must be a string",
+        };
+        ApiError::validation("language", message)
+    }
 }
 
 /// Whether `tag` is a plausible language tag: 2–3 letters, then
@@ -137,32 +168,9 @@ async fn set_language(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: UserAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<SetLanguageRequest>,
 ) -> Result<Json<Envelope<Language>>, ApiError> {
-    let Some(obj) = body.as_object() else {
-        return Err(ApiError::validation(
-            "body",
-            "The body must be a JSON object",
-        ));
-    };
-    let language = match obj.get("language") {
-        None | Some(Value::Null) => {
-            return Err(ApiError::validation("language", "`language` is required"));
-        }
-        Some(Value::String(s)) if is_language_tag(s.trim()) => s.trim().to_owned(),
-        Some(Value::String(_)) => {
-            return Err(ApiError::validation(
-                "language",
-                "`language` must be a language tag such as `en` or `pt-BR`",
-            ));
-        }
-        Some(_) => {
-            return Err(ApiError::validation(
-                "language",
-                "`language` must be a string",
-            ));
-        }
-    };
+    let LanguageTag(language) = body.parse()?.language;
     app.store.set_language(auth.user.id, &language).await?;
     Ok(ok(Language { language }, Meta::of(&ctx)))
 }

@@ -9,8 +9,9 @@ use std::collections::BTreeMap;
 use axum::Json;
 use axum::extract::State;
 use chrono::NaiveDate;
-use serde::Serialize;
-use utoipa::ToSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
@@ -21,10 +22,11 @@ use vidpulse_store::{DayIncrementQuery, VideoLookup};
 use crate::dashboard::access::OrgAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
-use crate::extract::{PathParam, QueryParams};
+use crate::extract::{PathParam, Query};
+use crate::input::{Bounded, Fault, Input, Refusals, text_unless_empty};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::analytics::{MetricsView, date, parse};
+use crate::v1::analytics::{AnalyticsParams, Day, MetricsView, Scope, Window, bad_day};
 use crate::v1::videos::rfc3339;
 
 /// Default and largest number of `for_date` rows.
@@ -201,15 +203,78 @@ async fn video_stats(
     ))
 }
 
+/// The parameters of `for_date` besides the analytics ones.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ForDateParams {
+    /// The day, YYYY-MM-DD (required)
+    #[param(value_type = String)]
+    date: Day,
+    /// views (default), likes, comments, reposts or saves
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    sort_by: Option<SortMetric>,
+    /// 1 to 1000 rows (default 100)
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<i64>)]
+    limit: Option<Bounded<1, { FOR_DATE_LIMIT.1 }>>,
+}
+
+/// A metric `for_date` sorts by.
+#[derive(Debug, Clone, Copy)]
+struct SortMetric(&'static str);
+
+impl std::str::FromStr for SortMetric {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        vidpulse_store::analytics::SORT_METRICS
+            .into_iter()
+            .find(|m| *m == s)
+            .map(SortMetric)
+            .ok_or(())
+    }
+}
+
+impl Refusals for ForDateParams {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        match fault.field() {
+            "date" if fault.sent().is_none_or(|d| d.as_str() == Some("")) => {
+                ApiError::validation("date", "`date` is required")
+            }
+            "date" => bad_day(fault),
+            "sort_by" => ApiError::validation(
+                "sort_by",
+                "`sort_by` must be views, likes, comments, reposts or saves",
+            ),
+            _ => ApiError::validation(
+                "limit",
+                format!("`limit` must be 1 to {}", FOR_DATE_LIMIT.1),
+            ),
+        }
+    }
+}
+
+/// What `for_date` reads: its own parameters, then the analytics ones, as
+/// the analytics endpoints check them (of those, `platform` and `campaign`
+/// apply).
+struct ForDateQuery(ForDateParams, AnalyticsParams);
+
+impl Input for ForDateQuery {
+    fn from_json(value: &Value) -> Result<Self, ApiError> {
+        Ok(Self(
+            ForDateParams::from_json(value)?,
+            AnalyticsParams::from_json(value)?,
+        ))
+    }
+}
+
 /// The organization's gains over a window, in total and per day. Any member.
 #[utoipa::path(
     get, path = "/dashboard/stats", tag = "dashboard",
     params(
         ("X-Organization-ID" = Uuid, Header, description = "The organization"),
-        ("from" = Option<String>, Query, description = "First day, YYYY-MM-DD (default: 29 days before `to`)"),
-        ("to" = Option<String>, Query, description = "Last day (default: today, UTC); at most 366 days"),
-        ("campaign" = Option<String>, Query, description = "Only videos of this campaign"),
-        ("platform" = Option<String>, Query, description = "Only videos of this platform"),
+        Window,
+        Scope,
     ),
     responses(
         (status = 200, description = "Totals and days", body = Envelope<OrganizationStats>),
@@ -221,9 +286,11 @@ async fn organization_stats(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: OrgAuth,
-    q: QueryParams,
+    q: Query<AnalyticsParams>,
 ) -> Result<Json<Envelope<OrganizationStats>>, ApiError> {
-    let mut query = parse(&q, app.clock.now().date_naive())?;
+    // The analytics endpoints' parameters, all of them read and checked
+    // alike; the dashboard documents the window and the scope.
+    let mut query = q.parse()?.query(app.clock.now().date_naive())?;
     query.group_by = GroupBy::None;
     let mut total = Metrics::default();
     for row in app.store.analytics_totals(auth.org, &query).await? {
@@ -257,11 +324,8 @@ async fn organization_stats(
     get, path = "/analytics/videos/for_date", tag = "dashboard",
     params(
         ("X-Organization-ID" = Uuid, Header, description = "The organization"),
-        ("date" = String, Query, description = "The day, YYYY-MM-DD (required)"),
-        ("sort_by" = Option<String>, Query, description = "views (default), likes, comments, reposts or saves"),
-        ("limit" = Option<i64>, Query, description = "1 to 1000 rows (default 100)"),
-        ("campaign" = Option<String>, Query, description = "Only videos of this campaign"),
-        ("platform" = Option<String>, Query, description = "Only videos of this platform"),
+        ForDateParams,
+        Scope,
     ),
     responses(
         (status = 200, description = "Top videos of the day", body = Envelope<Vec<TopVideo>>),
@@ -273,45 +337,21 @@ async fn for_date(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: OrgAuth,
-    q: QueryParams,
+    q: Query<ForDateQuery>,
 ) -> Result<Json<Envelope<Vec<TopVideo>>>, ApiError> {
-    let day =
-        date(&q, "date")?.ok_or_else(|| ApiError::validation("date", "`date` is required"))?;
-    let sort_by = match q.get("sort_by") {
-        None | Some("") => "views",
-        Some(s) => vidpulse_store::analytics::SORT_METRICS
-            .into_iter()
-            .find(|m| *m == s)
-            .ok_or_else(|| {
-                ApiError::validation(
-                    "sort_by",
-                    "`sort_by` must be views, likes, comments, reposts or saves",
-                )
-            })?,
-    };
-    let limit = match q.get("limit") {
-        None | Some("") => FOR_DATE_LIMIT.0,
-        Some(s) => s
-            .parse::<i64>()
-            .ok()
-            .filter(|n| (1..=FOR_DATE_LIMIT.1).contains(n))
-            .ok_or_else(|| {
-                ApiError::validation(
-                    "limit",
-                    format!("`limit` must be 1 to {}", FOR_DATE_LIMIT.1),
-                )
-            })?,
-    };
-    // Platform and campaign are checked as the analytics endpoints do.
-    let filters = parse(&q, day)?;
+    let ForDateQuery(params, analytics) = q.parse()?;
+    let Day(day) = params.date;
+    let filters = analytics.query(day)?;
     let rows = app
         .store
         .day_increments(
             auth.org,
             &DayIncrementQuery {
                 day,
-                sort_by,
-                limit,
+                sort_by: params.sort_by.map_or("views", |SortMetric(m)| m),
+                limit: params
+                    .limit
+                    .map_or(FOR_DATE_LIMIT.0, |Bounded(limit)| limit),
                 platform: filters.platform,
                 campaign: filters.campaign,
             },

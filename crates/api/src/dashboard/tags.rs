@@ -6,7 +6,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -17,10 +17,10 @@ use vidpulse_store::{SetTags, Tag};
 
 use crate::dashboard::access::OrgAuth;
 use crate::dashboard::blogger_add::{MAX_TAGS, unknown_tags};
-use crate::dashboard::team::{uuid_field, uuid_list};
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
 use crate::extract::JsonBody;
+use crate::input::{Fault, Id, Ids, Refusals, Trimmed, bad_id, bad_ids, not_an_object};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 use crate::v1::videos::rfc3339;
@@ -66,25 +66,46 @@ pub struct BloggerTags {
 }
 
 /// Body of `POST /tags`.
-#[derive(Debug, ToSchema)]
-#[allow(dead_code, reason = "documents the body that the handler validates")]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct CreateTagRequest {
     /// Required string: the tag's name; trimmed, 1 to 80 characters.
-    #[schema(min_length = 1, max_length = 80)]
-    name: String,
+    #[schema(value_type = String, min_length = 1, max_length = 80)]
+    name: Trimmed<1, TAG_NAME_MAX_CHARS>,
+}
+
+impl Refusals for CreateTagRequest {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        let message = match fault.sent_in("name") {
+            Some(Value::String(_)) => {
+                format!("`name` must be 1 to {TAG_NAME_MAX_CHARS} characters")
+            }
+            _ => "`name` must be a string".to_owned(),
+        };
+        ApiError::validation("name", message)
+    }
 }
 
 /// Body of `POST /blogger/set-tags`.
-#[derive(Debug, ToSchema)]
-#[allow(dead_code, reason = "documents the body that the handler validates")]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct SetTagsRequest {
     /// Required UUID: the organization's tracking of the creator.
-    tracking_id: Uuid,
+    #[schema(value_type = Uuid)]
+    tracking_id: Id,
     /// Required array of 0 to 50 ids of the organization's tags (`GET
     /// /tags`): the blogger's tags from now on (`[]` clears them); repeats
     /// are dropped.
-    #[schema(max_items = 50)]
-    tag_ids: Vec<Uuid>,
+    #[schema(value_type = Vec<Uuid>, max_items = 50)]
+    tag_ids: Ids<0, MAX_TAGS>,
+}
+
+impl Refusals for SetTagsRequest {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        match fault.field() {
+            "tracking_id" => bad_id(fault),
+            "tag_ids" => bad_ids::<0, MAX_TAGS>("tag_ids"),
+            _ => not_an_object(),
+        }
+    }
 }
 
 /// The organization's tags, by name. Any member.
@@ -124,22 +145,13 @@ async fn create(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: OrgAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<CreateTagRequest>,
 ) -> Result<(StatusCode, Json<Envelope<TagView>>), ApiError> {
     auth.require(Role::Editor)?;
-    let name = match body.get("name") {
-        Some(Value::String(s)) => s.trim(),
-        _ => return Err(ApiError::validation("name", "`name` must be a string")),
-    };
-    if name.is_empty() || name.chars().count() > TAG_NAME_MAX_CHARS {
-        return Err(ApiError::validation(
-            "name",
-            format!("`name` must be 1 to {TAG_NAME_MAX_CHARS} characters"),
-        ));
-    }
+    let Trimmed(name) = body.parse()?.name;
     let (tag, created) = app
         .store
-        .create_tag(auth.org, name, app.clock.now())
+        .create_tag(auth.org, &name, app.clock.now())
         .await?;
     let status = if created {
         StatusCode::CREATED
@@ -168,12 +180,13 @@ async fn set_tags(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: OrgAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<SetTagsRequest>,
 ) -> Result<Json<Envelope<BloggerTags>>, ApiError> {
     auth.require(Role::Editor)?;
-    let tracking_id = uuid_field(&body, "tracking_id")?;
-    let empty = serde_json::Map::new();
-    let tag_ids = uuid_list(body.as_object().unwrap_or(&empty), "tag_ids", 0, MAX_TAGS)?;
+    let SetTagsRequest {
+        tracking_id: Id(tracking_id),
+        tag_ids: Ids(tag_ids),
+    } = body.parse()?;
     match app
         .store
         .set_blogger_tags(auth.org, tracking_id, &tag_ids)

@@ -4,8 +4,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use serde::Serialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -18,6 +17,7 @@ use crate::dashboard::access::OrgAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::{ApiError, ErrorCode};
 use crate::extract::JsonBody;
+use crate::input::{Fault, Id, Refusals, bad_id, not_an_object};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 
@@ -45,68 +45,21 @@ pub struct Message {
 }
 
 /// Body of `POST /organizations/team/members/remove`.
-#[derive(Debug, ToSchema)]
-#[allow(dead_code, reason = "documents the body that the handler validates")]
+#[derive(Debug, Deserialize, ToSchema)]
 pub struct RemoveMemberRequest {
     /// Required UUID: the member's user id (`id` of the members list); not
     /// the caller's own.
-    user_id: Uuid,
+    #[schema(value_type = Uuid)]
+    user_id: Id,
 }
 
-/// A UUID field of a JSON object body.
-pub fn uuid_field(body: &Value, field: &str) -> Result<Uuid, ApiError> {
-    let Some(obj) = body.as_object() else {
-        return Err(ApiError::validation(
-            "body",
-            "The body must be a JSON object",
-        ));
-    };
-    match obj.get(field) {
-        None | Some(Value::Null) => Err(ApiError::validation(
-            field,
-            format!("`{field}` is required"),
-        )),
-        Some(Value::String(s)) => Uuid::parse_str(s.trim())
-            .map_err(|_| ApiError::validation(field, format!("`{field}` must be a UUID"))),
-        Some(_) => Err(ApiError::validation(
-            field,
-            format!("`{field}` must be a UUID string"),
-        )),
-    }
-}
-
-/// A list of `min..=max` distinct UUIDs in field `field` of a JSON object
-/// (at most `max` entries; repeats are dropped, order kept).
-pub fn uuid_list(
-    obj: &serde_json::Map<String, Value>,
-    field: &str,
-    min: usize,
-    max: usize,
-) -> Result<Vec<Uuid>, ApiError> {
-    let wrong = || {
-        ApiError::validation(
-            field,
-            format!("`{field}` must be an array of {min} to {max} UUID strings"),
-        )
-    };
-    let items = match obj.get(field) {
-        Some(Value::Array(items)) if items.len() <= max => items,
-        _ => return Err(wrong()),
-    };
-    let mut ids: Vec<Uuid> = Vec::with_capacity(items.len());
-    for item in items {
-        let id = item
-            .as_str()
-            .and_then(|s| Uuid::parse_str(s.trim()).ok())
-            .ok_or_else(wrong)?;
-        if !ids.contains(&id) {
-            ids.push(id);
+impl Refusals for RemoveMemberRequest {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        match fault.field() {
+            "user_id" => bad_id(fault),
+            _ => not_an_object(),
         }
     }
-    if !(min..=max).contains(&ids.len()) {
-        return Err(wrong());
-    }
-    Ok(ids)
 }
 
 /// The organization's members, by e-mail address. Any member.
@@ -157,10 +110,11 @@ async fn remove(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: OrgAuth,
-    JsonBody(body): JsonBody,
+    body: JsonBody<RemoveMemberRequest>,
 ) -> Result<Json<Envelope<Message>>, ApiError> {
     auth.require(Role::Admin)?;
-    let target = UserId(uuid_field(&body, "user_id")?);
+    let Id(target) = body.parse()?.user_id;
+    let target = UserId(target);
     if target == auth.user.id {
         return Err(ApiError::validation(
             "user_id",

@@ -2,15 +2,18 @@
 //! and /increments; the rules and group keys: docs/api.md, "Analytics").
 //!
 //! Paid plans; 1 credit per successful call. The database aggregates; this
-//! module parses the request and shapes the groups.
+//! module reads the request and shapes the groups. Its query parameters come
+//! in four parts (the window, the grouping, the publishing and tracking
+//! periods, the scope), which the dashboard's statistics read too.
 
 use std::collections::BTreeMap;
 
 use axum::Json;
 use axum::extract::State;
 use chrono::{Datelike, NaiveDate};
-use serde::Serialize;
-use utoipa::ToSchema;
+use serde::{Deserialize, Deserializer, Serialize, de};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use vidpulse_domain::Platform;
@@ -22,7 +25,8 @@ use vidpulse_store::{AnalyticsRow, Charge};
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
-use crate::extract::QueryParams;
+use crate::extract::Query;
+use crate::input::{Fault, Input, Refusals, text_unless_empty};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 
@@ -126,26 +130,212 @@ pub struct IncrementsData {
     pub data: Vec<IncrementDay>,
 }
 
-pub(crate) fn date(q: &QueryParams, name: &'static str) -> Result<Option<NaiveDate>, ApiError> {
-    match q.get(name) {
-        None | Some("") => Ok(None),
-        Some(s) => NaiveDate::parse_from_str(s, "%Y-%m-%d")
+/// A day, exactly `YYYY-MM-DD`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Day(pub NaiveDate);
+
+impl std::str::FromStr for Day {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d")
             .ok()
             .filter(|_| s.len() == 10)
-            .map(Some)
-            .ok_or_else(|| {
-                ApiError::validation(
-                    name,
-                    format!("`{name}` must be a date YYYY-MM-DD; got `{s}`"),
-                )
-            }),
+            .map(Day)
+            .ok_or(())
     }
 }
 
+impl<'de> Deserialize<'de> for Day {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse()
+            .map_err(|()| de::Error::custom("not a YYYY-MM-DD date"))
+    }
+}
+
+/// The answer to a faulty [`Day`] in a query parameter.
+pub(crate) fn bad_day(fault: &Fault<'_>) -> ApiError {
+    let field = fault.field();
+    let sent = fault.sent().and_then(Value::as_str).unwrap_or_default();
+    ApiError::validation(
+        field,
+        format!("`{field}` must be a date YYYY-MM-DD; got `{sent}`"),
+    )
+}
+
+/// The days an analytics answer covers.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct Window {
+    /// First day, YYYY-MM-DD (default: 29 days before `to`)
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    from: Option<Day>,
+    /// Last day, YYYY-MM-DD (default: today, UTC); at most 366 days in all
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    to: Option<Day>,
+}
+
+impl Refusals for Window {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        bad_day(fault)
+    }
+}
+
+/// How an analytics answer groups the videos.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct Grouping {
+    /// none (default), platform, blogger_username, platform_blogger or campaign
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    group_by: Option<GroupKey>,
+}
+
+/// A `group_by` value.
+#[derive(Debug, Clone, Copy)]
+struct GroupKey(GroupBy);
+
+impl std::str::FromStr for GroupKey {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        GroupBy::parse(s).map(GroupKey).ok_or(())
+    }
+}
+
+impl Refusals for Grouping {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        let sent = fault.sent().and_then(Value::as_str).unwrap_or_default();
+        let valid: Vec<&str> = GroupBy::ALL.iter().map(|g| g.as_str()).collect();
+        ApiError::validation(
+            "group_by",
+            format!(
+                "`group_by` must be one of {}; got `{sent}`",
+                valid.join(", ")
+            ),
+        )
+    }
+}
+
+/// Which videos count, by when they were published and tracked.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct Periods {
+    /// Videos published on or after this day
+    #[serde(rename = "published_at.from")]
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    published_from: Option<Day>,
+    /// Videos published on or before this day
+    #[serde(rename = "published_at.to")]
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    published_to: Option<Day>,
+    /// Videos whose tracking started on or after this day
+    #[serde(rename = "tracked_at.from")]
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    tracked_from: Option<Day>,
+    /// Videos whose tracking started on or before this day
+    #[serde(rename = "tracked_at.to")]
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    tracked_to: Option<Day>,
+}
+
+impl Refusals for Periods {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        bad_day(fault)
+    }
+}
+
+/// Which videos count, by campaign and platform.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct Scope {
+    /// Only videos of this campaign
+    #[serde(default, deserialize_with = "campaign")]
+    #[param(value_type = Option<String>)]
+    campaign: Option<String>,
+    /// Only videos of this platform
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    platform: Option<AnyCase>,
+}
+
+/// A platform named by its id or display name, in any case.
+#[derive(Debug, Clone, Copy)]
+struct AnyCase(Platform);
+
+impl std::str::FromStr for AnyCase {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        Platform::ALL
+            .into_iter()
+            .find(|x| x.id().eq_ignore_ascii_case(s) || x.display_name().eq_ignore_ascii_case(s))
+            .map(AnyCase)
+            .ok_or(())
+    }
+}
+
+/// A campaign filter, trimmed, of at most [`CAMPAIGN_MAX_CHARS`]; blank is none.
+fn campaign<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    let text = String::deserialize(deserializer)?;
+    let campaign = text.trim();
+    if campaign.chars().count() > CAMPAIGN_MAX_CHARS {
+        return Err(de::Error::custom("too long"));
+    }
+    Ok((!campaign.is_empty()).then(|| campaign.to_owned()))
+}
+
+impl Refusals for Scope {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        if fault.field() == "campaign" {
+            return ApiError::validation(
+                "campaign",
+                format!("`campaign` must be at most {CAMPAIGN_MAX_CHARS} characters"),
+            );
+        }
+        let sent = fault.sent().and_then(Value::as_str).unwrap_or_default();
+        ApiError::validation(
+            "platform",
+            format!("`platform` must be tiktok, instagram or youtube; got `{sent}`"),
+        )
+    }
+}
+
+/// Every analytics parameter: [`Window`], [`Grouping`], [`Scope`] and
+/// [`Periods`], read in that order.
+#[derive(Debug)]
+pub(crate) struct AnalyticsParams {
+    window: Window,
+    grouping: Grouping,
+    scope: Scope,
+    periods: Periods,
+}
+
+impl Input for AnalyticsParams {
+    fn from_json(value: &Value) -> Result<Self, ApiError> {
+        Ok(Self {
+            window: Window::from_json(value)?,
+            grouping: Grouping::from_json(value)?,
+            scope: Scope::from_json(value)?,
+            periods: Periods::from_json(value)?,
+        })
+    }
+}
+
+/// A period's bounds.
 type Range = Option<(Option<NaiveDate>, Option<NaiveDate>)>;
 
-fn range(q: &QueryParams, lower: &'static str, upper: &'static str) -> Result<Range, ApiError> {
-    let (from, to) = (date(q, lower)?, date(q, upper)?);
+/// The period between two days named `lower` and `upper`; the lower must
+/// not be after the upper.
+fn range(
+    (from, lower): (Option<Day>, &'static str),
+    (to, upper): (Option<Day>, &'static str),
+) -> Result<Range, ApiError> {
+    let (from, to) = (from.map(|Day(d)| d), to.map(|Day(d)| d));
     if let (Some(f), Some(t)) = (from, to)
         && f > t
     {
@@ -162,54 +352,36 @@ fn range(q: &QueryParams, lower: &'static str, upper: &'static str) -> Result<Ra
     Ok((from.is_some() || to.is_some()).then_some((from, to)))
 }
 
-/// Parses and checks every parameter; errors name the parameter.
-pub(crate) fn parse(q: &QueryParams, today: NaiveDate) -> Result<AnalyticsQuery, ApiError> {
-    let window = DateRange::window(date(q, "from")?, date(q, "to")?, today)
+impl AnalyticsParams {
+    /// The query these parameters ask for; `today` ends the default window.
+    pub(crate) fn query(self, today: NaiveDate) -> Result<AnalyticsQuery, ApiError> {
+        let Self {
+            window,
+            grouping,
+            scope,
+            periods,
+        } = self;
+        let window = DateRange::window(
+            window.from.map(|Day(d)| d),
+            window.to.map(|Day(d)| d),
+            today,
+        )
         .map_err(|(field, message)| ApiError::validation(field, message))?;
-    let group_by = match q.get("group_by") {
-        None | Some("") => GroupBy::None,
-        Some(g) => GroupBy::parse(g).ok_or_else(|| {
-            let valid: Vec<&str> = GroupBy::ALL.iter().map(|g| g.as_str()).collect();
-            ApiError::validation(
-                "group_by",
-                format!("`group_by` must be one of {}; got `{g}`", valid.join(", ")),
-            )
-        })?,
-    };
-    let platform = match q.get("platform") {
-        None | Some("") => None,
-        Some(p) => Some(
-            Platform::ALL
-                .into_iter()
-                .find(|x| {
-                    x.id().eq_ignore_ascii_case(p) || x.display_name().eq_ignore_ascii_case(p)
-                })
-                .ok_or_else(|| {
-                    ApiError::validation(
-                        "platform",
-                        format!("`platform` must be tiktok, instagram or youtube; got `{p}`"),
-                    )
-                })?,
-        ),
-    };
-    let campaign = match q.get("campaign").map(str::trim) {
-        None | Some("") => None,
-        Some(c) if c.chars().count() > CAMPAIGN_MAX_CHARS => {
-            return Err(ApiError::validation(
-                "campaign",
-                format!("`campaign` must be at most {CAMPAIGN_MAX_CHARS} characters"),
-            ));
-        }
-        Some(c) => Some(c.to_owned()),
-    };
-    Ok(AnalyticsQuery {
-        window,
-        group_by,
-        published: range(q, "published_at.from", "published_at.to")?,
-        tracked: range(q, "tracked_at.from", "tracked_at.to")?,
-        campaign,
-        platform,
-    })
+        Ok(AnalyticsQuery {
+            window,
+            group_by: grouping.group_by.map_or(GroupBy::None, |GroupKey(g)| g),
+            published: range(
+                (periods.published_from, "published_at.from"),
+                (periods.published_to, "published_at.to"),
+            )?,
+            tracked: range(
+                (periods.tracked_from, "tracked_at.from"),
+                (periods.tracked_to, "tracked_at.to"),
+            )?,
+            campaign: scope.campaign,
+            platform: scope.platform.map(|AnyCase(p)| p),
+        })
+    }
 }
 
 /// The group key and label of a row.
@@ -248,17 +420,7 @@ async fn charge(
 /// total and per group. Paid plans; 1 credit.
 #[utoipa::path(
     get, path = "/v1/analytics/metrics/totals", tag = "analytics",
-    params(
-        ("from" = Option<String>, Query, description = "First day, YYYY-MM-DD (default: 29 days before `to`)"),
-        ("to" = Option<String>, Query, description = "Last day, YYYY-MM-DD (default: today, UTC); at most 366 days in all"),
-        ("group_by" = Option<String>, Query, description = "none (default), platform, blogger_username, platform_blogger or campaign"),
-        ("published_at.from" = Option<String>, Query, description = "Videos published on or after this day"),
-        ("published_at.to" = Option<String>, Query, description = "Videos published on or before this day"),
-        ("tracked_at.from" = Option<String>, Query, description = "Videos whose tracking started on or after this day"),
-        ("tracked_at.to" = Option<String>, Query, description = "Videos whose tracking started on or before this day"),
-        ("campaign" = Option<String>, Query, description = "Only videos of this campaign"),
-        ("platform" = Option<String>, Query, description = "Only videos of this platform"),
-    ),
+    params(Window, Grouping, Periods, Scope),
     responses(
         (status = 200, description = "Totals", body = Envelope<TotalsData>),
         (status = 400, description = "VALIDATION_ERROR with `field`"),
@@ -271,10 +433,10 @@ async fn totals(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: ApiKeyAuth,
-    q: QueryParams,
+    q: Query<AnalyticsParams>,
 ) -> Result<Json<Envelope<TotalsData>>, ApiError> {
     auth.require_paid_plan(&app.config.upgrade_url)?;
-    let query = parse(&q, app.clock.now().date_naive())?;
+    let query = q.parse()?.query(app.clock.now().date_naive())?;
     let rows = app.store.analytics_totals(auth.org.id, &query).await?;
     let groups = into_groups(rows.iter().map(|r| {
         let (k, l) = key_of(query.group_by, r);
@@ -311,17 +473,7 @@ async fn totals(
 /// and groups without a reading are left out. Paid plans; 1 credit.
 #[utoipa::path(
     get, path = "/v1/analytics/metrics/increments", tag = "analytics",
-    params(
-        ("from" = Option<String>, Query, description = "First day, YYYY-MM-DD (default: 29 days before `to`)"),
-        ("to" = Option<String>, Query, description = "Last day, YYYY-MM-DD (default: today, UTC); at most 366 days in all"),
-        ("group_by" = Option<String>, Query, description = "none (default), platform, blogger_username, platform_blogger or campaign"),
-        ("published_at.from" = Option<String>, Query, description = "Videos published on or after this day"),
-        ("published_at.to" = Option<String>, Query, description = "Videos published on or before this day"),
-        ("tracked_at.from" = Option<String>, Query, description = "Videos whose tracking started on or after this day"),
-        ("tracked_at.to" = Option<String>, Query, description = "Videos whose tracking started on or before this day"),
-        ("campaign" = Option<String>, Query, description = "Only videos of this campaign"),
-        ("platform" = Option<String>, Query, description = "Only videos of this platform"),
-    ),
+    params(Window, Grouping, Periods, Scope),
     responses(
         (status = 200, description = "Daily increments", body = Envelope<IncrementsData>),
         (status = 400, description = "VALIDATION_ERROR with `field`"),
@@ -334,10 +486,10 @@ async fn increments(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: ApiKeyAuth,
-    q: QueryParams,
+    q: Query<AnalyticsParams>,
 ) -> Result<Json<Envelope<IncrementsData>>, ApiError> {
     auth.require_paid_plan(&app.config.upgrade_url)?;
-    let query = parse(&q, app.clock.now().date_naive())?;
+    let query = q.parse()?.query(app.clock.now().date_naive())?;
     let rows = app.store.analytics_increments(auth.org.id, &query).await?;
     let mut days: BTreeMap<NaiveDate, Vec<(String, String, Metrics)>> = BTreeMap::new();
     for r in &rows {

@@ -9,8 +9,9 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
-use serde::Serialize;
-use utoipa::ToSchema;
+use serde::{Deserialize, Deserializer, Serialize, de};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use vidpulse_domain::Platform;
@@ -20,7 +21,8 @@ use vidpulse_store::{CappedCharge, Charge};
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::{ApiError, ErrorCode};
-use crate::extract::QueryParams;
+use crate::extract::Query;
+use crate::input::{Fault, Refusals, text_unless_empty};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 
@@ -120,92 +122,145 @@ fn month_start(year: i32, month: u32) -> DateTime<Utc> {
     Utc.from_utc_datetime(&day.and_hms_opt(0, 0, 0).unwrap_or_default())
 }
 
-fn parse(q: &QueryParams) -> Result<(Platform, TrendQuery), ApiError> {
-    let keyword = q.get("keyword").map(str::trim).unwrap_or("");
-    if keyword.is_empty() {
-        return Err(ApiError::validation("keyword", "`keyword` is required"));
+/// The search's query.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SearchParams {
+    /// Search keyword
+    #[param(value_type = String)]
+    keyword: Keyword,
+    /// tiktok or youtube
+    #[param(value_type = String)]
+    platform: TrendPlatform,
+    /// Pagination cursor from a previous response
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    cursor: Option<Cursor>,
+    /// Two-letter ISO 3166-1 country code; omit for all regions
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    region: Option<Region>,
+    /// Published within the last N days; 0 or omitted for all time
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<u32>)]
+    days: Option<Days>,
+}
+
+/// The keyword, trimmed: 1 to [`KEYWORD_MAX_CHARS`] characters.
+#[derive(Debug)]
+struct Keyword(String);
+
+impl<'de> Deserialize<'de> for Keyword {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(deserializer)?;
+        let keyword = raw.trim();
+        if keyword.is_empty() || keyword.chars().count() > KEYWORD_MAX_CHARS {
+            return Err(de::Error::custom("not a keyword"));
+        }
+        Ok(Keyword(keyword.to_owned()))
     }
-    if keyword.chars().count() > KEYWORD_MAX_CHARS {
-        return Err(ApiError::validation(
-            "keyword",
-            format!("`keyword` must be at most {KEYWORD_MAX_CHARS} characters"),
-        ));
+}
+
+/// The platforms that offer trend search.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum TrendPlatform {
+    TikTok,
+    YouTube,
+}
+
+/// A cursor of at most [`CURSOR_MAX_LEN`] bytes; the platform decides
+/// whether it is one of its own.
+#[derive(Debug)]
+struct Cursor(String);
+
+impl std::str::FromStr for Cursor {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        (s.len() <= CURSOR_MAX_LEN)
+            .then(|| Cursor(s.to_owned()))
+            .ok_or(())
     }
-    let platform = match q.get("platform") {
-        Some("tiktok") => Platform::TikTok,
-        Some("youtube") => Platform::YouTube,
-        None => {
-            return Err(ApiError::validation(
-                "platform",
-                "`platform` is required: tiktok or youtube",
-            ));
-        }
-        Some(other) => {
-            return Err(ApiError::validation(
-                "platform",
-                format!("`platform` must be tiktok or youtube; got `{other}`"),
-            ));
-        }
-    };
-    let region = match q.get("region") {
-        None | Some("") => None,
-        Some(r) if r.len() == 2 && r.bytes().all(|b| b.is_ascii_alphabetic()) => {
-            Some(r.to_ascii_uppercase())
-        }
-        Some(r) => {
-            return Err(ApiError::validation(
-                "region",
-                format!("`region` must be a two-letter country code; got `{r}`"),
-            ));
-        }
-    };
-    let days = match q.get("days") {
-        None | Some("") => None,
-        Some(d) => Some(
-            d.parse::<u32>()
-                .ok()
-                .filter(|d| *d <= DAYS_MAX)
-                .ok_or_else(|| {
-                    ApiError::validation(
-                        "days",
-                        format!("`days` must be a whole number from 0 to {DAYS_MAX}; got `{d}`"),
-                    )
-                })?,
-        ),
-    };
-    let cursor = match q.get("cursor") {
-        None | Some("") => None,
-        Some(c) if c.len() <= CURSOR_MAX_LEN => Some(c.to_owned()),
-        Some(_) => {
-            return Err(ApiError::validation(
-                "cursor",
-                "`cursor` is not one this service issued",
-            ));
-        }
-    };
-    Ok((
-        platform,
-        TrendQuery {
-            keyword: keyword.to_owned(),
-            region,
-            days,
-            cursor,
-            page_size: 0,
-        },
-    ))
+}
+
+/// A two-letter country code, upper case.
+#[derive(Debug)]
+struct Region(String);
+
+impl std::str::FromStr for Region {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        (s.len() == 2 && s.bytes().all(|b| b.is_ascii_alphabetic()))
+            .then(|| Region(s.to_ascii_uppercase()))
+            .ok_or(())
+    }
+}
+
+/// Days back, 0 to [`DAYS_MAX`].
+#[derive(Debug)]
+struct Days(u32);
+
+impl std::str::FromStr for Days {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        s.parse::<u32>()
+            .ok()
+            .filter(|d| *d <= DAYS_MAX)
+            .map(Days)
+            .ok_or(())
+    }
+}
+
+impl Refusals for SearchParams {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        let field = fault.field();
+        let sent = fault.sent().and_then(Value::as_str);
+        let message = match (field, sent) {
+            ("keyword", Some(k)) if !k.trim().is_empty() => {
+                format!("`keyword` must be at most {KEYWORD_MAX_CHARS} characters")
+            }
+            ("keyword", _) => "`keyword` is required".to_owned(),
+            ("platform", None) => "`platform` is required: tiktok or youtube".to_owned(),
+            ("platform", Some(p)) => format!("`platform` must be tiktok or youtube; got `{p}`"),
+            ("region", r) => format!(
+                "`region` must be a two-letter country code; got `{}`",
+                r.unwrap_or_default()
+            ),
+            ("days", d) => format!(
+                "`days` must be a whole number from 0 to {DAYS_MAX}; got `{}`",
+                d.unwrap_or_default()
+            ),
+            _ => "`cursor` is not one this service issued".to_owned(),
+        };
+        ApiError::validation(field, message)
+    }
+}
+
+impl SearchParams {
+    /// The platform and the upstream query (its page size is the caller's).
+    fn into_query(self) -> (Platform, TrendQuery) {
+        let platform = match self.platform {
+            TrendPlatform::TikTok => Platform::TikTok,
+            TrendPlatform::YouTube => Platform::YouTube,
+        };
+        (
+            platform,
+            TrendQuery {
+                keyword: self.keyword.0,
+                region: self.region.map(|Region(r)| r),
+                days: self.days.map(|Days(d)| d),
+                cursor: self.cursor.map(|Cursor(c)| c),
+                page_size: 0,
+            },
+        )
+    }
 }
 
 /// Search videos by keyword on TikTok or YouTube. Paid plans; 1 credit per
 /// successful search; monthly limits: pro 1000, business 6000.
 #[utoipa::path(
     get, path = "/v1/trends/search", tag = "trends",
-    params(
-        ("keyword" = String, Query, description = "Search keyword"),
-        ("platform" = String, Query, description = "tiktok or youtube"),
-        ("cursor" = Option<String>, Query, description = "Pagination cursor from a previous response"),
-        ("region" = Option<String>, Query, description = "Two-letter ISO 3166-1 country code; omit for all regions"),
-        ("days" = Option<u32>, Query, description = "Published within the last N days; 0 or omitted for all time"),
-    ),
+    params(SearchParams),
     responses(
         (status = 200, description = "A page of videos", body = Envelope<TrendResults>),
         (status = 400, description = "VALIDATION_ERROR"),
@@ -220,7 +275,7 @@ async fn search(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: Result<ApiKeyAuth, ApiError>,
-    q: QueryParams,
+    q: Query<SearchParams>,
 ) -> Result<Json<Envelope<TrendResults>>, ApiError> {
     let auth = auth.map_err(|mut e| {
         if e.code == ErrorCode::InvalidApiKey {
@@ -230,7 +285,7 @@ async fn search(
         e
     })?;
     auth.require_paid_plan(&app.config.upgrade_url)?;
-    let (platform, mut query) = parse(&q)?;
+    let (platform, mut query) = q.parse()?.into_query();
     query.page_size = app.config.trend_page_size;
     let limit = auth.org.plan.monthly_trend_searches().unwrap_or(0);
 

@@ -20,6 +20,7 @@ mod patch;
 mod processes;
 mod reads;
 mod refresh;
+mod requests;
 mod simulated;
 mod stats;
 mod track;

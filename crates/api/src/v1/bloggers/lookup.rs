@@ -1,0 +1,141 @@
+//! Looking up a tracked creator (docs/api.md:
+//! GET /v1/bloggers/by-username/{username}).
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+use vidpulse_store::TrackedAccount;
+
+use crate::auth::ApiKeyAuth;
+use crate::envelope::{Envelope, Meta, ok};
+use crate::error::{ApiError, ErrorCode};
+use crate::extract::{PathParam, Query};
+use crate::input::{Fault, Refusals, text_unless_empty};
+use crate::middleware::RequestContext;
+use crate::state::AppState;
+use crate::v1::bloggers::{PlatformId, Username, bad_platform};
+
+/// A creator tracked by the organization.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BloggerView {
+    /// The creator's id (`blogger_id` of its job).
+    pub id: Uuid,
+    /// Platform id.
+    pub platform: &'static str,
+    /// Handle, without `@`.
+    pub channel_username: String,
+    /// The platform's id of the account.
+    pub channel_id: String,
+    /// Display name.
+    pub display_name: Option<String>,
+    /// Avatar URL.
+    pub avatar_url: Option<String>,
+    /// Followers; null when the platform does not say.
+    pub follower_count: Option<i64>,
+    /// Whether the organization tracks it now.
+    pub is_active: bool,
+    /// The last time the platform profile was read (daily).
+    pub last_fetched_at: DateTime<Utc>,
+    /// The organization's tracked account.
+    pub tracked_account_id: Uuid,
+    /// Videos backfilled when tracking started.
+    pub initial_videos_count: i64,
+    /// New videos tracked a day at most (`null`: the service default, 5).
+    pub daily_videos_count: Option<i64>,
+    /// When its videos were last listed.
+    pub last_scraped_at: Option<DateTime<Utc>>,
+    /// Why the last daily discovery skipped videos, if it did.
+    pub discovery_note: Option<String>,
+}
+
+impl From<TrackedAccount> for BloggerView {
+    fn from(a: TrackedAccount) -> Self {
+        Self {
+            id: a.creator_id,
+            platform: a.platform.id(),
+            channel_username: a.username,
+            channel_id: a.channel_id,
+            display_name: a.display_name,
+            avatar_url: a.avatar_url,
+            follower_count: a.follower_count,
+            is_active: a.is_active,
+            last_fetched_at: a.last_fetched_at,
+            tracked_account_id: a.tracked_account_id,
+            initial_videos_count: a.initial_videos_count,
+            daily_videos_count: a.daily_videos_count,
+            last_scraped_at: a.last_scraped_at,
+            discovery_note: a.discovery_note,
+        }
+    }
+}
+
+/// `data` of a creator lookup.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BloggerData {
+    /// The creator.
+    pub blogger: BloggerView,
+}
+
+/// The lookup's query.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct LookupParams {
+    /// tiktok, instagram or youtube; omitted: any platform
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    platform: Option<PlatformId>,
+}
+
+impl Refusals for LookupParams {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        bad_platform("platform", fault.sent())
+    }
+}
+
+/// Look up a creator the organization tracks. Free; never calls a platform.
+#[utoipa::path(
+    get, path = "/v1/bloggers/by-username/{username}", tag = "creators",
+    params(
+        ("username" = String, Path, description = "The handle; a leading `@` must be sent as `%40`"),
+        LookupParams,
+    ),
+    responses(
+        (status = 200, description = "The creator", body = Envelope<BloggerData>),
+        (status = 400, description = "VALIDATION_ERROR"),
+        (status = 401, description = "MISSING_AUTH or INVALID_API_KEY"),
+        (status = 404, description = "BLOGGER_NOT_TRACKED"),
+    ),
+    security(("api_key" = []))
+)]
+pub(super) async fn by_username(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: ApiKeyAuth,
+    PathParam(username): PathParam,
+    q: Query<LookupParams>,
+) -> Result<Json<Envelope<BloggerData>>, ApiError> {
+    let Username(username) =
+        Username::parse(&username).map_err(|fault| fault.answer("username"))?;
+    let platform = q.parse()?.platform.map(|PlatformId(p)| p);
+    let account = app
+        .store
+        .tracked_account_by_username(auth.org.id, platform, &username)
+        .await?
+        .ok_or_else(|| {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                ErrorCode::BloggerNotTracked,
+                format!("The organization does not track @{username}"),
+            )
+        })?;
+    Ok(ok(
+        BloggerData {
+            blogger: account.into(),
+        },
+        Meta::of(&ctx),
+    ))
+}

@@ -1,0 +1,212 @@
+//! The listing (docs/api.md: GET /v1/videos/stats,
+//! "Pagination": nothing is silently clamped). Its errors
+//! are `INVALID_PARAMETER` in the flat envelope.
+
+use axum::Json;
+use axum::extract::State;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use utoipa::{IntoParams, ToSchema};
+use vidpulse_domain::Platform;
+use vidpulse_store::{ListQuery, SortKey, SortOrder, VideoState};
+
+use crate::auth::ApiKeyAuth;
+use crate::envelope::{Envelope, Meta, ok};
+use crate::error::ApiError;
+use crate::extract::Query;
+use crate::input::{Bounded, Fault, Refusals, text};
+use crate::middleware::RequestContext;
+use crate::state::AppState;
+use crate::v1::videos::VideoView;
+
+/// Pagination facts of the listing.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Pagination {
+    /// Matching videos in all.
+    pub total: i64,
+    /// Page size.
+    pub limit: i64,
+    /// Rows skipped.
+    pub offset: i64,
+    /// Whether more rows follow this page.
+    pub has_more: bool,
+}
+
+/// `data` of the listing.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct VideoPage {
+    /// The page.
+    pub data: Vec<VideoView>,
+    /// Where the page sits.
+    pub pagination: Pagination,
+}
+
+const SORT_OPTIONS: [&str; 4] = ["created_at", "views", "likes", "updated_at"];
+
+/// The listing's query.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListParams {
+    /// Page size, 1 to 100 (default 50)
+    #[serde(default, deserialize_with = "text")]
+    #[param(value_type = Option<i64>)]
+    limit: Option<Bounded<1, 100>>,
+    /// Rows to skip, 0 or more (default 0)
+    #[serde(default, deserialize_with = "text")]
+    #[param(value_type = Option<i64>)]
+    offset: Option<Bounded<0, { i64::MAX }>>,
+    /// TikTok, YouTube or Instagram
+    #[serde(default, deserialize_with = "text")]
+    #[param(value_type = Option<String>)]
+    platform: Option<AnyCase>,
+    /// active, completed or failed
+    #[param(value_type = Option<String>)]
+    status: Option<Status>,
+    /// created_at (default), views, likes or updated_at
+    #[param(value_type = Option<String>)]
+    sort: Option<Sort>,
+    /// asc or desc (default)
+    #[param(value_type = Option<String>)]
+    order: Option<Order>,
+}
+
+/// A platform named in any case (`TikTok`, `tiktok`, `TIKTOK`).
+#[derive(Debug, Clone, Copy)]
+struct AnyCase(Platform);
+
+impl std::str::FromStr for AnyCase {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        Platform::from_any_case(s).map(AnyCase).map_err(|_| ())
+    }
+}
+
+/// The `status` filter.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Status {
+    Active,
+    Completed,
+    Failed,
+}
+
+/// The `sort` key.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Sort {
+    CreatedAt,
+    Views,
+    Likes,
+    UpdatedAt,
+}
+
+/// The `order`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Order {
+    Asc,
+    Desc,
+}
+
+impl ListParams {
+    fn into_query(self) -> ListQuery {
+        ListQuery {
+            platform: self.platform.map(|AnyCase(p)| p),
+            status: self.status.map(|s| match s {
+                Status::Active => VideoState::Active,
+                Status::Completed => VideoState::Completed,
+                Status::Failed => VideoState::Failed,
+            }),
+            sort: match self.sort.unwrap_or(Sort::CreatedAt) {
+                Sort::CreatedAt => SortKey::CreatedAt,
+                Sort::Views => SortKey::Views,
+                Sort::Likes => SortKey::Likes,
+                Sort::UpdatedAt => SortKey::UpdatedAt,
+            },
+            order: match self.order.unwrap_or(Order::Desc) {
+                Order::Asc => SortOrder::Asc,
+                Order::Desc => SortOrder::Desc,
+            },
+            limit: self.limit.map_or(50, |Bounded(n)| n),
+            offset: self.offset.map_or(0, |Bounded(n)| n),
+        }
+    }
+}
+
+impl Refusals for ListParams {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        let name = fault.field();
+        let raw = fault.sent().and_then(Value::as_str).unwrap_or_default();
+        let (message, details) = match name {
+            "limit" | "offset" => {
+                let rule = if name == "limit" {
+                    "an integer from 1 to 100"
+                } else {
+                    "an integer of 0 or more"
+                };
+                (
+                    format!("`{name}` must be {rule}; got `{raw}`"),
+                    json!({ "parameter": name }),
+                )
+            }
+            "platform" => (
+                format!("`platform` must be TikTok, YouTube or Instagram; got `{raw}`"),
+                json!({ "parameter": "platform", "valid_platform_options": ["TikTok", "YouTube", "Instagram"] }),
+            ),
+            "status" => (
+                format!("`status` must be active, completed or failed; got `{raw}`"),
+                json!({ "parameter": "status", "valid_status_options": ["active", "completed", "failed"] }),
+            ),
+            "sort" => (
+                format!("`sort` must be one of created_at, views, likes, updated_at; got `{raw}`"),
+                json!({ "parameter": "sort", "valid_sort_options": SORT_OPTIONS }),
+            ),
+            _ => (
+                format!("`order` must be asc or desc; got `{raw}`"),
+                json!({ "parameter": "order", "valid_order_options": ["asc", "desc"] }),
+            ),
+        };
+        ApiError::invalid_parameter(message).with_details(details)
+    }
+}
+
+/// List the organization's tracked videos with their latest statistics.
+///
+/// Errors use the flat envelope: `{"success": false, "error": "...", "code": "..."}`.
+#[utoipa::path(
+    get, path = "/v1/videos/stats", tag = "videos",
+    params(ListParams),
+    responses(
+        (status = 200, description = "A page of videos", body = Envelope<VideoPage>),
+        (status = 400, description = "INVALID_PARAMETER (flat)"),
+        (status = 401, description = "MISSING_AUTH or INVALID_API_KEY (flat)"),
+    ),
+    security(("api_key" = []))
+)]
+pub(super) async fn list_stats(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: ApiKeyAuth,
+    q: Result<Query<ListParams>, ApiError>,
+) -> Result<Json<Envelope<VideoPage>>, ApiError> {
+    // The listing's parameter errors are `INVALID_PARAMETER`, a NUL one too.
+    let q = q.map_err(|e| {
+        ApiError::invalid_parameter(e.message.clone()).with_details(json!({ "parameter": e.field }))
+    })?;
+    let query = q.parse()?.into_query();
+    let page = app
+        .store
+        .list_videos(auth.org.id, &query, app.clock.now())
+        .await?;
+    let has_more = query.offset.saturating_add(page.items.len() as i64) < page.total;
+    let data = VideoPage {
+        data: page.items.into_iter().map(VideoView::from).collect(),
+        pagination: Pagination {
+            total: page.total,
+            limit: query.limit,
+            offset: query.offset,
+            has_more,
+        },
+    };
+    Ok(ok(data, Meta::of(&ctx)))
+}
