@@ -205,9 +205,9 @@ impl GroupBy {
         Some(match self {
             GroupBy::None => return None,
             GroupBy::Platform => (platform.id().to_owned(), platform.display_name().to_owned()),
-            GroupBy::BloggerUsername => (author.to_lowercase(), author.to_owned()),
+            GroupBy::BloggerUsername => (crate::names::handle_key(author), author.to_owned()),
             GroupBy::PlatformBlogger => (
-                format!("{}:{}", platform.id(), author.to_lowercase()),
+                format!("{}:{}", platform.id(), crate::names::handle_key(author)),
                 format!("{author} - {}", platform.display_name()),
             ),
             GroupBy::Campaign => match campaign.filter(|c| !c.is_empty()) {

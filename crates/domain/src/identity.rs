@@ -91,9 +91,55 @@ pub fn may_remove(target: Role, managers: Managers) -> bool {
     }
 }
 
+/// Whether a member with role `by` may remove a member with role `target`
+/// from an organization whose managers are `managers`: only an owner removes
+/// an owner, and [`may_remove`] keeps the organization managed.
+pub fn removal(by: Role, target: Role, managers: Managers) -> Removal {
+    if target == Role::Owner && by < Role::Owner {
+        Removal::NeedsRole(Role::Owner)
+    } else if !may_remove(target, managers) {
+        Removal::LastAdmin
+    } else {
+        Removal::Allowed
+    }
+}
+
+/// The answer of [`removal`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Removal {
+    /// The member may be removed.
+    Allowed,
+    /// Only a member with this role (or above) may remove them.
+    NeedsRole(Role),
+    /// They are the last admin, or the last who can manage the organization.
+    LastAdmin,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_an_owner_removes_an_owner_and_someone_always_manages() {
+        let two = Managers {
+            admins: 2,
+            owners: 2,
+        };
+        assert_eq!(
+            removal(Role::Admin, Role::Owner, two),
+            Removal::NeedsRole(Role::Owner)
+        );
+        assert_eq!(removal(Role::Owner, Role::Owner, two), Removal::Allowed);
+        assert_eq!(removal(Role::Admin, Role::Editor, two), Removal::Allowed);
+        let one_admin = Managers {
+            admins: 1,
+            owners: 3,
+        };
+        assert_eq!(
+            removal(Role::Owner, Role::Admin, one_admin),
+            Removal::LastAdmin
+        );
+    }
 
     #[test]
     fn subjects_ignore_case_and_spaces() {

@@ -349,7 +349,10 @@ fn checked_tags(sent: &[String]) -> Result<Vec<String>, FieldError> {
                 format!("tag names must be at most {TAG_MAX_CHARS} characters"),
             ));
         }
-        if !out.iter().any(|t| t.to_lowercase() == name.to_lowercase()) {
+        if !out
+            .iter()
+            .any(|t| crate::names::tag_key(t) == crate::names::tag_key(name))
+        {
             out.push(name.to_owned());
         }
     }

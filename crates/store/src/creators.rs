@@ -8,6 +8,7 @@ use vidpulse_domain::{ApiKeyId, OrgId, Platform, VideoRef};
 
 use sqlx::AssertSqlSafe;
 use vidpulse_domain::Plan;
+use vidpulse_domain::names::handle_key;
 use vidpulse_domain::plan::Limits;
 
 use crate::StoreError;
@@ -496,7 +497,7 @@ impl<D: Dialect> CreatorStore for SqlStore<D> {
             .parse()
             .map_err(|e| StoreError::Corrupt(format!("{e}")))?;
         let limits = Limits::of(plan, quota, cap);
-        let key = job.username.to_lowercase();
+        let key = handle_key(&job.username);
 
         let account: Option<(Uuid, bool)> = D::query(
             "SELECT ta.id, ta.is_active FROM tracked_accounts ta
@@ -814,7 +815,7 @@ impl<D: Dialect> CreatorStore for SqlStore<D> {
             platform = D::typed("$3", "TEXT")
         )))
         .bind(org.0)
-        .bind(username.to_lowercase())
+        .bind(handle_key(username))
         .bind(platform.map(|p| p.id()))
         .fetch_optional::<AccountRow>(&mut *self.read().await?)
         .await?;
@@ -983,7 +984,7 @@ async fn upsert_creator<D: Dialect>(
     .bind(p.platform.id())
     .bind(&p.channel_id)
     .bind(&p.username)
-    .bind(p.username.to_lowercase())
+    .bind(handle_key(&p.username))
     .bind(&p.display_name)
     .bind(&p.avatar_url)
     .bind(p.follower_count)

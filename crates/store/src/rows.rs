@@ -7,6 +7,7 @@
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
+use vidpulse_domain::names::tag_key;
 use vidpulse_domain::patch::{VideoStatus, WorkflowStatus};
 use vidpulse_domain::schedule::FAILING_AFTER_FAILURES;
 use vidpulse_domain::{ApiKeyId, Counters, Observation, OrgId, Plan, Platform, VideoId};
@@ -275,7 +276,7 @@ impl VideoRow {
         mut history: Vec<Observation>,
         now: DateTime<Utc>,
     ) -> Result<VideoRecord, StoreError> {
-        tags.sort_by_key(|t| t.to_lowercase());
+        tags.sort_by_key(|t| tag_key(t));
         history.sort_by_key(|o| o.captured_at);
         let last = history.last();
         Ok(VideoRecord {

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use vidpulse_domain::identity::Role;
 use vidpulse_domain::{ApiKeyId, OrgId, Plan, UserId};
 
-use vidpulse_domain::identity::{Managers, dev_subject, email_key, may_remove};
+use vidpulse_domain::identity::{Managers, Removal, dev_subject, email_key, removal};
 
 use crate::StoreError;
 use crate::orgs::ApiKeyRecord;
@@ -90,9 +90,16 @@ pub trait UserStore {
     /// The members of `org`, by e-mail address (case-insensitive).
     async fn members(&self, org: OrgId) -> Result<Vec<Member>, StoreError>;
 
-    /// Removes `user` from `org`, unless that would leave it without an admin
-    /// or owner (checked in the same transaction).
-    async fn remove_member(&self, org: OrgId, user: UserId) -> Result<RemoveMember, StoreError>;
+    /// Removes `user` from `org` at the request of a member with role `by`,
+    /// as [`vidpulse_domain::identity::removal`] allows (checked in the same
+    /// transaction: only an owner removes an owner; the organization keeps
+    /// an admin and someone to manage it).
+    async fn remove_member(
+        &self,
+        org: OrgId,
+        by: Role,
+        user: UserId,
+    ) -> Result<RemoveMember, StoreError>;
 
     /// The API keys of `org`, newest first (revoked ones included).
     async fn list_api_keys(&self, org: OrgId) -> Result<Vec<ApiKeyRecord>, StoreError>;
@@ -141,6 +148,8 @@ pub enum RemoveMember {
     /// `admin`, or without anyone to manage it
     /// ([`vidpulse_domain::identity::may_remove`]).
     LastAdmin,
+    /// Only a member with this role (or above) may remove this one.
+    NeedsRole(Role),
 }
 
 /// A stored role.
@@ -411,7 +420,12 @@ impl<D: Dialect> UserStore for SqlStore<D> {
         .await
     }
 
-    async fn remove_member(&self, org: OrgId, user: UserId) -> Result<RemoveMember, StoreError> {
+    async fn remove_member(
+        &self,
+        org: OrgId,
+        by: Role,
+        user: UserId,
+    ) -> Result<RemoveMember, StoreError> {
         let mut tx = self.write_tx().await?;
         // The organization row serializes removals (PostgreSQL; SQLite
         // has one writer), so two admins cannot remove each other.
@@ -442,8 +456,10 @@ impl<D: Dialect> UserStore for SqlStore<D> {
         .bind(org.0)
         .fetch_one(&mut *tx)
         .await?;
-        if !may_remove(parse_role(&role)?, Managers { admins, owners }) {
-            return Ok(RemoveMember::LastAdmin);
+        match removal(by, parse_role(&role)?, Managers { admins, owners }) {
+            Removal::Allowed => {}
+            Removal::NeedsRole(needed) => return Ok(RemoveMember::NeedsRole(needed)),
+            Removal::LastAdmin => return Ok(RemoveMember::LastAdmin),
         }
         D::query("DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2")
             .bind(org.0)

@@ -6,6 +6,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Days, Duration, NaiveDate, NaiveTime, Utc};
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
+use vidpulse_domain::names::tag_key;
 use vidpulse_domain::patch::{VideoPatch, VideoStatus, WorkflowStatus};
 use vidpulse_domain::plan::Limits;
 use vidpulse_domain::schedule::FAILING_AFTER_FAILURES;
@@ -584,7 +585,7 @@ async fn attach_tags<D: Dialect>(
     let mut attached = Vec::with_capacity(names.len());
     let mut created = Vec::new();
     for name in names {
-        let lower = name.to_lowercase();
+        let lower = tag_key(name);
         let existing: Option<(Uuid, String)> =
             D::query("SELECT id, name FROM tags WHERE organization_id = $1 AND name_lower = $2")
                 .bind(org.0)

@@ -36,16 +36,21 @@ impl OrgAuth {
         if self.role >= needed {
             Ok(())
         } else {
-            Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                ErrorCode::InsufficientPermissions,
-                format!(
-                    "This needs the {} role or above; yours is {}",
-                    needed.as_str(),
-                    self.role.as_str()
-                ),
-            ))
+            Err(self.lacks(needed))
         }
+    }
+
+    /// The answer to this caller for an action that needs role `needed`.
+    pub fn lacks(&self, needed: Role) -> ApiError {
+        ApiError::new(
+            StatusCode::FORBIDDEN,
+            ErrorCode::InsufficientPermissions,
+            format!(
+                "This needs the {} role or above; yours is {}",
+                needed.as_str(),
+                self.role.as_str()
+            ),
+        )
     }
 }
 

@@ -121,15 +121,9 @@ async fn remove(
             "You cannot remove yourself",
         ));
     }
-    let role = app
-        .store
-        .membership_role(target, auth.org)
-        .await?
-        .ok_or_else(|| ApiError::not_found("No such member"))?;
-    if role == Role::Owner {
-        auth.require(Role::Owner)?;
-    }
-    match app.store.remove_member(auth.org, target).await? {
+    // The policy (domain::identity::removal) is checked by the store in the
+    // transaction that removes.
+    match app.store.remove_member(auth.org, auth.role, target).await? {
         RemoveMember::Removed => Ok(ok(
             Message {
                 message: "Member removed".into(),
@@ -137,6 +131,7 @@ async fn remove(
             Meta::of(&ctx),
         )),
         RemoveMember::NotMember => Err(ApiError::not_found("No such member")),
+        RemoveMember::NeedsRole(needed) => Err(auth.lacks(needed)),
         RemoveMember::LastAdmin => Err(ApiError::new(
             StatusCode::CONFLICT,
             ErrorCode::LastAdmin,

@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 use vidpulse_domain::OrgId;
+use vidpulse_domain::names::tag_key;
 
 use super::{SetTags, Tag};
 use crate::StoreError;
@@ -52,7 +53,7 @@ pub(super) async fn create<D: Dialect>(
     .bind(Uuid::now_v7())
     .bind(org.0)
     .bind(name)
-    .bind(name.to_lowercase())
+    .bind(tag_key(name))
     .bind(now)
     .fetch_scalar_optional(&mut *tx)
     .await?;
@@ -61,7 +62,7 @@ pub(super) async fn create<D: Dialect>(
          WHERE organization_id = $1 AND name_lower = $2",
     )
     .bind(org.0)
-    .bind(name.to_lowercase())
+    .bind(tag_key(name))
     .fetch_one(&mut *tx)
     .await?;
     tx.commit().await?;
@@ -98,7 +99,7 @@ pub(super) async fn set_on_account<D: Dialect>(
     }
     crate::creators::replace_account_tags(&mut tx, org.0, tracking_id, tag_ids).await?;
     tx.commit().await?;
-    tags.sort_by_key(|t| t.name.to_lowercase());
+    tags.sort_by_key(|t| tag_key(&t.name));
     tags.dedup_by_key(|t| t.id);
     Ok(SetTags::Done(tags))
 }

@@ -274,7 +274,7 @@ async fn accepting_joins_once_for_the_invited_address(
     );
     // Removed since: the accepted invitation does not bring her back.
     assert_eq!(
-        store.remove_member(org, ann).await.unwrap(),
+        store.remove_member(org, Role::Owner, ann).await.unwrap(),
         RemoveMember::Removed
     );
     assert_eq!(

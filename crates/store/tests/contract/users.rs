@@ -427,7 +427,7 @@ async fn removal_keeps_an_admin_and_someone_to_manage(
     .await;
     // The only admin stays, owners notwithstanding.
     assert_eq!(
-        store.remove_member(a, admin).await.unwrap(),
+        store.remove_member(a, Role::Owner, admin).await.unwrap(),
         RemoveMember::LastAdmin
     );
     assert_eq!(
@@ -437,18 +437,27 @@ async fn removal_keeps_an_admin_and_someone_to_manage(
     // Not members, unknown users, unknown organizations: nothing to remove.
     for (o, u) in [(a, second), (a, UserId::new()), (OrgId::new(), admin)] {
         assert_eq!(
-            store.remove_member(o, u).await.unwrap(),
+            store.remove_member(o, Role::Owner, u).await.unwrap(),
             RemoveMember::NotMember
         );
     }
     assert_eq!(
-        store.remove_member(a, viewer).await.unwrap(),
+        store.remove_member(a, Role::Owner, viewer).await.unwrap(),
         RemoveMember::Removed
     );
     assert_eq!(store.membership_role(viewer, a).await.unwrap(), None);
     assert_eq!(
-        store.remove_member(a, viewer).await.unwrap(),
+        store.remove_member(a, Role::Owner, viewer).await.unwrap(),
         RemoveMember::NotMember
+    );
+    // Only an owner removes an owner: an admin's request removes nothing.
+    assert_eq!(
+        store.remove_member(a, Role::Admin, owner).await.unwrap(),
+        RemoveMember::NeedsRole(Role::Owner)
+    );
+    assert_eq!(
+        store.membership_role(owner, a).await.unwrap(),
+        Some(Role::Owner)
     );
     // A second admin: either admin may go, and the owner too.
     assert!(
@@ -458,15 +467,15 @@ async fn removal_keeps_an_admin_and_someone_to_manage(
             .unwrap()
     );
     assert_eq!(
-        store.remove_member(a, owner).await.unwrap(),
+        store.remove_member(a, Role::Owner, owner).await.unwrap(),
         RemoveMember::Removed
     );
     assert_eq!(
-        store.remove_member(a, admin).await.unwrap(),
+        store.remove_member(a, Role::Owner, admin).await.unwrap(),
         RemoveMember::Removed
     );
     assert_eq!(
-        store.remove_member(a, second).await.unwrap(),
+        store.remove_member(a, Role::Owner, second).await.unwrap(),
         RemoveMember::LastAdmin
     );
     let members = store.members(a).await.unwrap();
@@ -478,7 +487,7 @@ async fn removal_keeps_an_admin_and_someone_to_manage(
     let other_owner = user(&store, "other@example.com").await.id;
     let b = team(&store, &[(owner, Role::Owner)]).await;
     assert_eq!(
-        store.remove_member(b, owner).await.unwrap(),
+        store.remove_member(b, Role::Owner, owner).await.unwrap(),
         RemoveMember::LastAdmin
     );
     store
@@ -486,16 +495,19 @@ async fn removal_keeps_an_admin_and_someone_to_manage(
         .await
         .unwrap();
     assert_eq!(
-        store.remove_member(b, owner).await.unwrap(),
+        store.remove_member(b, Role::Owner, owner).await.unwrap(),
         RemoveMember::Removed
     );
     assert_eq!(
-        store.remove_member(b, other_owner).await.unwrap(),
+        store
+            .remove_member(b, Role::Owner, other_owner)
+            .await
+            .unwrap(),
         RemoveMember::LastAdmin
     );
     // Another organization's member is not a member here.
     assert_eq!(
-        store.remove_member(b, second).await.unwrap(),
+        store.remove_member(b, Role::Owner, second).await.unwrap(),
         RemoveMember::NotMember
     );
     assert_eq!(
@@ -516,8 +528,8 @@ async fn two_admins_removing_each_other_at_once_leave_one(
         let o = team(&store, &[(x, Role::Admin), (y, Role::Admin)]).await;
         let (sx, sy) = (store.clone(), store.clone());
         let (rx, ry) = tokio::join!(
-            tokio::spawn(async move { sx.remove_member(o, x).await }),
-            tokio::spawn(async move { sy.remove_member(o, y).await }),
+            tokio::spawn(async move { sx.remove_member(o, Role::Owner, x).await }),
+            tokio::spawn(async move { sy.remove_member(o, Role::Owner, y).await }),
         );
         let mut outcomes = [rx.unwrap().unwrap(), ry.unwrap().unwrap()];
         outcomes.sort_by_key(|r| *r != RemoveMember::Removed);

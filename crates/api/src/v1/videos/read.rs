@@ -18,10 +18,10 @@ use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta};
 use crate::error::{ApiError, ErrorCode, ErrorForm};
 use crate::extract::PathParam;
-use crate::record_cache::gzip::{self, Part, accepts_gzip};
 use crate::middleware::RequestContext;
-use crate::state::AppState;
+use crate::record_cache::gzip::{self, Part, accepts_gzip};
 use crate::record_cache::{ANSWER_OPENING, KeptAnswer};
+use crate::state::AppState;
 use crate::v1::stats_map::StatsMap;
 use crate::v1::videos::{VideoFields, VideoView};
 

@@ -215,7 +215,10 @@ async fn team_settings_language_and_roles(
     assert_nested_error(&a, 404, "NOT_FOUND");
     // Promote the editor to admin, who then cannot remove the last other admin
     // after that one is gone: the store refuses to empty the admins.
-    app.store.remove_member(org_id, editor_id).await.unwrap();
+    app.store
+        .remove_member(org_id, Role::Owner, editor_id)
+        .await
+        .unwrap();
     assert!(
         app.store
             .add_member(org_id, editor_id, Role::Admin, now)
@@ -225,7 +228,10 @@ async fn team_settings_language_and_roles(
     let a = remove(&editor, &admin_id.0.to_string()).await;
     assert_eq!(a.status.as_u16(), 200, "{}", a.body);
     assert_eq!(
-        app.store.remove_member(org_id, editor_id).await.unwrap(),
+        app.store
+            .remove_member(org_id, Role::Owner, editor_id)
+            .await
+            .unwrap(),
         vidpulse_store::RemoveMember::LastAdmin
     );
     // An owner cannot remove the only admin either: the organization keeps
