@@ -1,0 +1,136 @@
+//! The catalog row of a creator and an organization's tracked account of
+//! it, with its tags: what a job, a discovery and a dashboard add share.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use vidpulse_domain::names::handle_key;
+
+use super::*;
+use crate::StoreError;
+use crate::sql::{Dialect, Tx};
+
+/// Inserts or refreshes the catalog row of a platform account; returns its id.
+pub(crate) async fn upsert_creator<D: Dialect>(
+    tx: &mut Tx<D>,
+    p: &CreatorProfile,
+    now: DateTime<Utc>,
+) -> Result<Uuid, StoreError> {
+    D::query(
+        "INSERT INTO creators
+           (id, platform, channel_id, username, username_key, display_name, avatar_url,
+            follower_count, last_fetched_at, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+         ON CONFLICT (platform, channel_id) DO UPDATE SET
+           username = excluded.username, username_key = excluded.username_key,
+           display_name = coalesce(excluded.display_name, creators.display_name),
+           avatar_url = coalesce(excluded.avatar_url, creators.avatar_url),
+           follower_count = coalesce(excluded.follower_count, creators.follower_count),
+           last_fetched_at = excluded.last_fetched_at
+         RETURNING id",
+    )
+    .bind(Uuid::now_v7())
+    .bind(p.platform.id())
+    .bind(&p.channel_id)
+    .bind(&p.username)
+    .bind(handle_key(&p.username))
+    .bind(&p.display_name)
+    .bind(&p.avatar_url)
+    .bind(p.follower_count)
+    .bind(now)
+    .fetch_scalar(&mut **tx)
+    .await
+}
+
+/// Opens (or reactivates) the organization's tracked account of the
+/// setup's creator, with its settings; returns its id.
+pub(crate) async fn open_account<D: Dialect>(
+    tx: &mut Tx<D>,
+    org: uuid::Uuid,
+    setup: &crate::creators::AccountSetup,
+    initial_videos_count: i64,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<uuid::Uuid, crate::StoreError> {
+    let creator_id = match &setup.creator {
+        crate::creators::SetupCreator::Profile(p) => upsert_creator(tx, p, now).await?,
+        crate::creators::SetupCreator::Known(id) => *id,
+    };
+    // Discovery starts when the backfill succeeds (the job sets
+    // `next_discovery_at`).
+    let id: uuid::Uuid = D::query(
+        "INSERT INTO tracked_accounts
+           (id, organization_id, creator_id, is_active, initial_videos_count,
+            daily_videos_count, campaign, discovered_since, created_at, updated_at)
+         VALUES ($1, $2, $3, TRUE, $4, $5, $6, $7, $7, $7)
+         ON CONFLICT (organization_id, creator_id) DO UPDATE SET
+           is_active = TRUE, initial_videos_count = excluded.initial_videos_count,
+           daily_videos_count = coalesce(excluded.daily_videos_count,
+                                         tracked_accounts.daily_videos_count),
+           campaign = coalesce(excluded.campaign, tracked_accounts.campaign),
+           discovered_since = excluded.discovered_since, next_discovery_at = NULL,
+           discovery_note = NULL, updated_at = excluded.updated_at
+         RETURNING id",
+    )
+    .bind(uuid::Uuid::now_v7())
+    .bind(org)
+    .bind(creator_id)
+    .bind(initial_videos_count)
+    .bind(setup.daily_videos_count)
+    .bind(&setup.campaign)
+    .bind(now)
+    .fetch_scalar(&mut **tx)
+    .await?;
+    if let Some(tags) = &setup.tag_ids {
+        replace_account_tags(tx, org, id, tags).await?;
+    }
+    Ok(id)
+}
+
+/// Replaces the tags of a tracked account (of organization `org`;
+/// ids of other organizations' tags are ignored): its videos lose
+/// the old ones and get the new ones.
+pub(crate) async fn replace_account_tags<D: Dialect>(
+    tx: &mut Tx<D>,
+    org: uuid::Uuid,
+    account: uuid::Uuid,
+    tag_ids: &[uuid::Uuid],
+) -> Result<(), crate::StoreError> {
+    D::query(
+        "DELETE FROM video_tags
+         WHERE tag_id IN (SELECT tag_id FROM account_tags WHERE tracked_account_id = $1)
+           AND tracked_video_id IN (SELECT id FROM tracked_videos
+                                    WHERE tracked_account_id = $1 AND organization_id = $2)",
+    )
+    .bind(account)
+    .bind(org)
+    .execute(&mut **tx)
+    .await?;
+    D::query("DELETE FROM account_tags WHERE tracked_account_id = $1")
+        .bind(account)
+        .execute(&mut **tx)
+        .await?;
+    for tag in tag_ids {
+        D::query(
+            "INSERT INTO account_tags (tracked_account_id, tag_id)
+             SELECT $1, id FROM tags WHERE id = $2 AND organization_id = $3
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(account)
+        .bind(tag)
+        .bind(org)
+        .execute(&mut **tx)
+        .await?;
+    }
+    D::query(
+        "INSERT INTO video_tags (tracked_video_id, tag_id)
+         SELECT tv.id, at.tag_id FROM tracked_videos tv
+         JOIN account_tags at ON at.tracked_account_id = tv.tracked_account_id
+         WHERE tv.tracked_account_id = $1 AND tv.organization_id = $2
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(account)
+    .bind(org)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,382 @@
+//! Tracked videos: tracking URLs, listing, reading and annotating them.
+
+use std::sync::OnceLock;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Days, Duration, NaiveDate, NaiveTime, Utc};
+use sqlx::AssertSqlSafe;
+use uuid::Uuid;
+use vidpulse_domain::patch::{VideoPatch, VideoStatus, WorkflowStatus};
+use vidpulse_domain::{ApiKeyId, Counters, Observation, OrgId, Plan, Platform, VideoId, VideoRef};
+
+use crate::StoreError;
+use crate::sql::{Dialect, Query};
+
+/// A request to start tracking videos for an organization.
+#[derive(Debug, Clone)]
+pub struct TrackBatch {
+    /// The organization.
+    pub organization_id: OrgId,
+    /// The key that asked (for the ledger).
+    pub api_key_id: Option<ApiKeyId>,
+    /// The request id (for the ledger).
+    pub request_id: String,
+    /// Tracking start.
+    pub now: DateTime<Utc>,
+    /// How long tracking lasts.
+    pub window: Duration,
+    /// Credits charged per newly tracked video.
+    pub credits_per_video: i64,
+    /// The videos, in request order (duplicates allowed).
+    pub videos: Vec<VideoRef>,
+    /// Campaign given to the newly tracked videos (a creator's campaign).
+    pub campaign: Option<String>,
+    /// Budget given to the newly tracked videos (a creator's budget per video).
+    pub budget: Option<i64>,
+    /// The tracked creator whose backfill or discovery this is.
+    pub account: Option<uuid::Uuid>,
+}
+
+/// One video of a [`TrackBatch`], once tracked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrackedVideo {
+    /// The organization's id of the video.
+    pub video_id: VideoId,
+    /// Whether this request started the tracking (and was charged).
+    pub newly_tracked: bool,
+}
+
+/// The result of [`VideoStore::track_videos`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TrackOutcome {
+    /// Every video is tracked; one entry per requested video, in order.
+    Tracked(Vec<TrackedVideo>),
+    /// The quota would be exceeded: nothing was written.
+    QuotaExceeded {
+        /// The organization's plan.
+        plan: Plan,
+        /// Its video quota.
+        quota: i64,
+        /// Videos tracked now.
+        in_use: i64,
+        /// New videos the request would add.
+        requested: i64,
+    },
+}
+
+/// The refresh state of a tracked video as its organization sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VideoState {
+    /// Inside its tracking window and refreshing.
+    Active,
+    /// Its window is over; history kept, no more reads.
+    Completed,
+    /// Gone at the platform, or failing its recent reads.
+    Failed,
+}
+
+/// A tracked video with its history, as one organization sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VideoRecord {
+    /// The organization's id of the video.
+    pub video_id: VideoId,
+    /// Platform.
+    pub platform: Platform,
+    /// The platform's id.
+    pub external_id: String,
+    /// Canonical page URL.
+    pub url: String,
+    /// Title or caption.
+    pub title: Option<String>,
+    /// Thumbnail URL.
+    pub thumbnail_url: Option<String>,
+    /// Author handle.
+    pub author_username: Option<String>,
+    /// Publish time.
+    pub published_at: Option<DateTime<Utc>>,
+    /// Latest counters inside the tracking window.
+    pub latest: Counters,
+    /// When the latest counters were read.
+    pub stats_updated_at: Option<DateTime<Utc>>,
+    /// When the organization started tracking it.
+    pub created_at: DateTime<Utc>,
+    /// Tracking window start.
+    pub tracking_started_at: DateTime<Utc>,
+    /// Tracking window end.
+    pub tracking_ends_at: DateTime<Utc>,
+    /// Refresh state.
+    pub state: VideoState,
+    /// Notes.
+    pub notes: Option<String>,
+    /// Budget.
+    pub budget: Option<i64>,
+    /// Campaign tag.
+    pub campaign: Option<String>,
+    /// User label.
+    pub video_status: VideoStatus,
+    /// Workflow status.
+    pub workflow_status: WorkflowStatus,
+    /// eCPM.
+    pub ecpm: Option<f64>,
+    /// Tag names, sorted.
+    pub tags: Vec<String>,
+    /// Observations inside the tracking window, oldest first.
+    pub history: Vec<Observation>,
+    /// The version of everything above.
+    pub stamp: RecordStamp,
+}
+
+impl VideoRecord {
+    /// When time alone next changes this record: the end of its tracking
+    /// window while it is active (it becomes completed); never otherwise.
+    pub fn changes_at(&self) -> Option<DateTime<Utc>> {
+        (self.state == VideoState::Active).then_some(self.tracking_ends_at)
+    }
+}
+
+/// Names one version of a record: the tracking, and the revisions of its
+/// two rows, moved in the database by every change of what the record
+/// shows (its columns, tags and readings; migration 0011). Two reads with
+/// the same stamp read the same record, but for what time alone changes
+/// ([`VideoRecord::changes_at`]), so a reader may keep what it made of a
+/// record under its stamp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RecordStamp {
+    /// The organization's id of the video.
+    pub video_id: VideoId,
+    /// The tracked video's revision (its columns and tags).
+    pub revision: i64,
+    /// The catalog video's revision (its columns and readings).
+    pub catalog_revision: i64,
+}
+
+/// How to find one tracked video.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum VideoLookup {
+    /// By the organization's video id.
+    Id(VideoId),
+    /// By the platform's id (the most recently tracked when two platforms share it).
+    ExternalId(String),
+}
+
+/// The parts of a video record's statement that differ between backends
+/// ([`Dialect::RECORD_COLUMNS`], [`Dialect::RECORD_JOIN`]).
+pub(crate) struct RecordParts {
+    /// What the record selects.
+    pub columns: &'static str,
+    /// What its `FROM` joins beyond `tv` and `pv`.
+    pub join: &'static str,
+}
+
+/// A statement finding one tracked video, by id and by external id: `make`
+/// writes it from the backend's [`RecordParts`] and the lookup's condition
+/// (on `tv.organization_id` bound first, the key second), once per backend
+/// and lookup, on first use.
+pub(crate) struct StatementsByLookup {
+    make: fn(&RecordParts, &str) -> String,
+    conditions: [&'static str; 2],
+    /// Per backend, per lookup.
+    made: [[OnceLock<String>; 2]; 2],
+}
+
+impl StatementsByLookup {
+    /// Statements `make` writes from the conditions by id and by external id.
+    pub(crate) const fn new(
+        make: fn(&RecordParts, &str) -> String,
+        by_id: &'static str,
+        by_external_id: &'static str,
+    ) -> Self {
+        Self {
+            make,
+            conditions: [by_id, by_external_id],
+            made: [
+                [OnceLock::new(), OnceLock::new()],
+                [OnceLock::new(), OnceLock::new()],
+            ],
+        }
+    }
+
+    /// The query finding `lookup` among `org`'s videos, bound.
+    pub(crate) fn query<D: Dialect>(&'static self, org: OrgId, lookup: &VideoLookup) -> Query<D> {
+        let by = match lookup {
+            VideoLookup::Id(_) => 0,
+            VideoLookup::ExternalId(_) => 1,
+        };
+        let backend = match D::BACKEND {
+            crate::Backend::Sqlite => 0,
+            crate::Backend::Postgres => 1,
+        };
+        let sql = self.made[backend][by].get_or_init(|| {
+            let parts = RecordParts {
+                columns: D::RECORD_COLUMNS,
+                join: D::RECORD_JOIN,
+            };
+            (self.make)(&parts, self.conditions[by])
+        });
+        let query = D::query(AssertSqlSafe(sql.as_str())).bind(org.0);
+        match lookup {
+            VideoLookup::Id(id) => query.bind(id.0),
+            VideoLookup::ExternalId(external_id) => query.bind(external_id.as_str()),
+        }
+    }
+}
+
+impl From<(Uuid, i64, i64)> for RecordStamp {
+    /// A stamp from its row: video id, revision, catalog revision.
+    fn from((video_id, revision, catalog_revision): (Uuid, i64, i64)) -> Self {
+        Self {
+            video_id: VideoId(video_id),
+            revision,
+            catalog_revision,
+        }
+    }
+}
+
+/// Listing filter on the refresh state.
+pub type StatusFilter = VideoState;
+
+/// Listing sort keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortKey {
+    /// When tracking started.
+    CreatedAt,
+    /// Latest views.
+    Views,
+    /// Latest likes.
+    Likes,
+    /// When the statistics were last read.
+    UpdatedAt,
+}
+
+/// Sort direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SortOrder {
+    /// Ascending.
+    Asc,
+    /// Descending.
+    Desc,
+}
+
+/// A page request of the listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListQuery {
+    /// Only this platform.
+    pub platform: Option<Platform>,
+    /// Only this state.
+    pub status: Option<StatusFilter>,
+    /// Sort key.
+    pub sort: SortKey,
+    /// Sort direction.
+    pub order: SortOrder,
+    /// Page size.
+    pub limit: i64,
+    /// Rows to skip.
+    pub offset: i64,
+}
+
+/// A page of results.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page<T> {
+    /// The rows.
+    pub items: Vec<T>,
+    /// Rows matching the filter in all.
+    pub total: i64,
+}
+
+/// What a tag request did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TagsResult {
+    /// Names linked to the video by the request (stored spelling).
+    pub attached: Vec<String>,
+    /// Names the request created.
+    pub created: Vec<String>,
+    /// Tags on the video afterwards.
+    pub total: i64,
+}
+
+/// What a PATCH did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PatchOutcome {
+    /// The organization's id of the video.
+    pub video_id: VideoId,
+    /// The platform's id.
+    pub external_id: String,
+    /// Columns written.
+    pub updated_fields: Vec<&'static str>,
+    /// Present when tags were sent.
+    pub tags: Option<TagsResult>,
+}
+
+/// Tracked videos.
+#[async_trait]
+pub trait VideoStore {
+    /// Tracks videos for an organization in one transaction: catalog rows,
+    /// tracked rows, first reads scheduled now, and the charges in the ledger.
+    /// Checks the quota inside the transaction; concurrent calls for the same
+    /// video track it once. A new catalog row starts with the author its URL
+    /// names ([`VideoRef::handle`](vidpulse_domain::VideoRef::handle)) or,
+    /// for a creator's videos, the creator's username, until a read says.
+    async fn track_videos(&self, batch: TrackBatch) -> Result<TrackOutcome, StoreError>;
+
+    /// A page of the organization's tracked videos.
+    async fn list_videos(
+        &self,
+        org: OrgId,
+        query: &ListQuery,
+        now: DateTime<Utc>,
+    ) -> Result<Page<VideoRecord>, StoreError>;
+
+    /// One tracked video of the organization, whole, in one query.
+    async fn video(
+        &self,
+        org: OrgId,
+        lookup: &VideoLookup,
+        now: DateTime<Utc>,
+    ) -> Result<Option<VideoRecord>, StoreError>;
+
+    /// The stamp of the organization's tracked video as it is now: one
+    /// small row, for a reader to tell whether a record it kept is current.
+    async fn record_stamp(
+        &self,
+        org: OrgId,
+        lookup: &VideoLookup,
+    ) -> Result<Option<RecordStamp>, StoreError>;
+
+    /// Applies a validated PATCH to the organization's video with that
+    /// external id, in one transaction; `None` when there is no such video.
+    async fn patch_video(
+        &self,
+        org: OrgId,
+        external_id: &str,
+        patch: &VideoPatch,
+        now: DateTime<Utc>,
+    ) -> Result<Option<PatchOutcome>, StoreError>;
+}
+
+/// How a batch of new videos meets the organization's quota.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuotaPolicy {
+    /// Past the quota, nothing is tracked (a track request).
+    AllOrNothing,
+    /// New videos are tracked in order until the quota is full; the rest are
+    /// skipped (a creator's backfill and discovery).
+    WhatFits,
+}
+
+/// The UTC day of `now` and the first instant of the next: the quota counts
+/// videos whose window ends after that instant by their day
+/// (`tracked_video_ends`) and the rest of today's one by one.
+pub(crate) fn quota_day(now: DateTime<Utc>) -> (NaiveDate, DateTime<Utc>) {
+    let today = now.date_naive();
+    let tomorrow = today
+        .checked_add_days(Days::new(1))
+        .map_or(DateTime::<Utc>::MAX_UTC, |d| {
+            d.and_time(NaiveTime::MIN).and_utc()
+        });
+    (today, tomorrow)
+}
+
+mod store;
+mod track;
+
+pub(crate) use track::{track_in, videos_in_use};

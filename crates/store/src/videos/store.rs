@@ -1,0 +1,280 @@
+//! Tracked videos, stored: the one implementation of [`VideoStore`] for
+//! both backends, and its statements.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use sqlx::AssertSqlSafe;
+use uuid::Uuid;
+use vidpulse_domain::names::tag_key;
+use vidpulse_domain::patch::VideoPatch;
+use vidpulse_domain::schedule::FAILING_AFTER_FAILURES;
+use vidpulse_domain::{OrgId, VideoId};
+
+use super::*;
+use crate::StoreError;
+use crate::rollup::{self, Scope};
+use crate::rows::{list_order, state_name};
+use crate::sql::{Dialect, SqlStore, Tx};
+
+/// The statements of [`VideoStore::video`].
+static READ_VIDEO: StatementsByLookup = StatementsByLookup::new(
+    |record, lookup| {
+        format!(
+            "SELECT {columns}
+             FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             {join}
+             WHERE tv.organization_id = $1 AND {lookup}",
+            columns = record.columns,
+            join = record.join,
+        )
+    },
+    BY_ID,
+    BY_EXTERNAL_ID,
+);
+
+/// The statements of [`VideoStore::record_stamp`].
+static READ_STAMP: StatementsByLookup = StatementsByLookup::new(
+    |_, lookup| {
+        format!(
+            "SELECT tv.id, tv.revision, pv.revision
+             FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             WHERE tv.organization_id = $1 AND {lookup}"
+        )
+    },
+    BY_ID,
+    BY_EXTERNAL_ID,
+);
+
+/// How a single read finds its video by id ...
+const BY_ID: &str = "tv.id = $2";
+/// ... and by external id (the most recently tracked, across platforms).
+const BY_EXTERNAL_ID: &str = "pv.external_id = $2 ORDER BY tv.created_at DESC LIMIT 1";
+
+#[async_trait]
+impl<D: Dialect> VideoStore for SqlStore<D> {
+    async fn track_videos(&self, batch: TrackBatch) -> Result<TrackOutcome, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let outcome = track_in(&mut tx, &batch, "video_track", QuotaPolicy::AllOrNothing).await?;
+        if matches!(outcome, TrackOutcome::Tracked(_)) {
+            tx.commit().await?;
+        }
+        Ok(outcome)
+    }
+
+    async fn list_videos(
+        &self,
+        org: OrgId,
+        query: &ListQuery,
+        now: DateTime<Utc>,
+    ) -> Result<Page<VideoRecord>, StoreError> {
+        let order = list_order(query);
+        // The page's ids first (an index walk for the default order), then
+        // the wide columns (tags, history) of those rows only; the count apart.
+        let list_from = list_from::<D>();
+        let sql = format!(
+            "WITH page AS (
+               SELECT tv.id AS page_id {list_from}
+               ORDER BY {order} LIMIT $6 OFFSET $7)
+             SELECT {columns}
+             FROM page JOIN tracked_videos tv ON tv.id = page.page_id
+             JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             {join}
+             ORDER BY {order}",
+            columns = D::RECORD_COLUMNS,
+            join = D::RECORD_JOIN,
+        );
+        let mut conn = self.read().await?;
+        let page = D::query(AssertSqlSafe(sql))
+            .bind(org.0)
+            .bind(query.platform.map(|p| p.id()))
+            .bind(query.status.map(state_name))
+            .bind(now)
+            .bind(FAILING_AFTER_FAILURES)
+            .bind(query.limit)
+            .bind(query.offset);
+        let items = D::fetch_records(page, &mut conn, now).await?;
+        let total: i64 = if query.platform.is_none() && query.status.is_none() {
+            // Unfiltered: the organization's index alone answers.
+            D::query("SELECT count(*) FROM tracked_videos WHERE organization_id = $1")
+                .bind(org.0)
+                .fetch_scalar(&mut conn)
+                .await?
+        } else {
+            D::query(AssertSqlSafe(format!("SELECT count(*) {list_from}")))
+                .bind(org.0)
+                .bind(query.platform.map(|p| p.id()))
+                .bind(query.status.map(state_name))
+                .bind(now)
+                .bind(FAILING_AFTER_FAILURES)
+                .fetch_scalar(&mut conn)
+                .await?
+        };
+        Ok(Page { items, total })
+    }
+
+    async fn video(
+        &self,
+        org: OrgId,
+        lookup: &VideoLookup,
+        now: DateTime<Utc>,
+    ) -> Result<Option<VideoRecord>, StoreError> {
+        let query = READ_VIDEO.query::<D>(org, lookup);
+        let records = D::fetch_records(query, &mut *self.read().await?, now).await?;
+        Ok(records.into_iter().next())
+    }
+
+    async fn record_stamp(
+        &self,
+        org: OrgId,
+        lookup: &VideoLookup,
+    ) -> Result<Option<RecordStamp>, StoreError> {
+        let row: Option<(Uuid, i64, i64)> = READ_STAMP
+            .query::<D>(org, lookup)
+            .fetch_optional(&mut *self.read().await?)
+            .await?;
+        Ok(row.map(RecordStamp::from))
+    }
+
+    async fn patch_video(
+        &self,
+        org: OrgId,
+        external_id: &str,
+        patch: &VideoPatch,
+        now: DateTime<Utc>,
+    ) -> Result<Option<PatchOutcome>, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let Some((video_id, catalog_id)): Option<(Uuid, i64)> = D::query(
+            "SELECT tv.id, tv.platform_video_id FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             WHERE tv.organization_id = $1 AND pv.external_id = $2
+             ORDER BY tv.created_at DESC LIMIT 1",
+        )
+        .bind(org.0)
+        .bind(external_id)
+        .fetch_optional(&mut *tx)
+        .await?
+        else {
+            return Ok(None);
+        };
+        // A new campaign moves the video's analytics to another cell.
+        let scope = match patch.campaign {
+            Some(_) => Scope::tracked_by(org.0, [catalog_id]),
+            None => Scope::default(),
+        };
+        let before = rollup::shares(&mut tx, &scope).await?;
+        D::query(AssertSqlSafe(format!(
+            "UPDATE tracked_videos SET
+               notes = CASE WHEN $2 THEN {notes} ELSE notes END,
+               budget = CASE WHEN $4 THEN {budget} ELSE budget END,
+               campaign = CASE WHEN $6 THEN {campaign} ELSE campaign END,
+               video_status = coalesce({video_status}, video_status),
+               workflow_status = coalesce({workflow_status}, workflow_status),
+               ecpm = CASE WHEN $10 THEN {ecpm} ELSE ecpm END,
+               updated_at = $12
+             WHERE id = $1",
+            notes = D::typed("$3", "text"),
+            budget = D::typed("$5", "bigint"),
+            campaign = D::typed("$7", "text"),
+            video_status = D::typed("$8", "text"),
+            workflow_status = D::typed("$9", "text"),
+            ecpm = D::typed("$11", "float8"),
+        )))
+        .bind(video_id)
+        .bind(patch.notes.is_some())
+        .bind(patch.notes.clone().flatten())
+        .bind(patch.budget.is_some())
+        .bind(patch.budget.flatten())
+        .bind(patch.campaign.is_some())
+        .bind(patch.campaign.clone().flatten())
+        .bind(patch.video_status.map(|s| s.as_str()))
+        .bind(patch.status.map(|s| s.as_str()))
+        .bind(patch.ecpm.is_some())
+        .bind(patch.ecpm.flatten())
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        rollup::settle(&mut tx, &scope, before).await?;
+        let tags = match &patch.tags {
+            Some(names) => Some(attach_tags(&mut tx, org, video_id, names, now).await?),
+            None => None,
+        };
+        tx.commit().await?;
+        Ok(Some(PatchOutcome {
+            video_id: VideoId(video_id),
+            external_id: external_id.to_owned(),
+            updated_fields: patch.written_columns(),
+            tags,
+        }))
+    }
+}
+
+/// Links tags (created when unknown, matched ignoring case) to a tracked video.
+async fn attach_tags<D: Dialect>(
+    tx: &mut Tx<D>,
+    org: OrgId,
+    video_id: Uuid,
+    names: &[String],
+    now: DateTime<Utc>,
+) -> Result<TagsResult, StoreError> {
+    let mut attached = Vec::with_capacity(names.len());
+    let mut created = Vec::new();
+    for name in names {
+        let lower = tag_key(name);
+        let existing: Option<(Uuid, String)> =
+            D::query("SELECT id, name FROM tags WHERE organization_id = $1 AND name_lower = $2")
+                .bind(org.0)
+                .bind(&lower)
+                .fetch_optional(&mut **tx)
+                .await?;
+        let (tag_id, stored) = match existing {
+            Some(found) => found,
+            None => {
+                let id = Uuid::now_v7();
+                D::query(
+                    "INSERT INTO tags (id, organization_id, name, name_lower, created_at)
+                     VALUES ($1, $2, $3, $4, $5)",
+                )
+                .bind(id)
+                .bind(org.0)
+                .bind(name)
+                .bind(&lower)
+                .bind(now)
+                .execute(&mut **tx)
+                .await?;
+                created.push(name.clone());
+                (id, name.clone())
+            }
+        };
+        D::query("INSERT INTO video_tags (tracked_video_id, tag_id) VALUES ($1, $2) ON CONFLICT DO NOTHING")
+            .bind(video_id)
+            .bind(tag_id)
+            .execute(&mut **tx)
+            .await?;
+        attached.push(stored);
+    }
+    let total: i64 = D::query("SELECT count(*) FROM video_tags WHERE tracked_video_id = $1")
+        .bind(video_id)
+        .fetch_scalar(&mut **tx)
+        .await?;
+    Ok(TagsResult {
+        attached,
+        created,
+        total,
+    })
+}
+
+/// The listing's rows. Parameters: $1 organization, $2 platform or NULL,
+/// $3 state name or NULL, $4 now, $5 failing threshold.
+fn list_from<D: Dialect>() -> String {
+    format!(
+        "
+    FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+    WHERE tv.organization_id = $1
+      AND ({platform} IS NULL OR pv.platform = $2)
+      AND ({state} IS NULL OR $3 = CASE
+            WHEN pv.gone_at IS NOT NULL OR pv.failures >= $5 THEN 'failed'
+            WHEN tv.tracking_ends_at <= $4 THEN 'completed'
+            ELSE 'active' END)",
+        platform = D::typed("$2", "text"),
+        state = D::typed("$3", "text"),
+    )
+}

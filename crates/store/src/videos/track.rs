@@ -1,0 +1,231 @@
+//! Tracking a batch of videos inside a transaction, within the
+//! organization's quota: shared by the track endpoint and creator jobs.
+
+use chrono::{DateTime, Utc};
+use sqlx::AssertSqlSafe;
+use uuid::Uuid;
+use vidpulse_domain::plan::Limits;
+use vidpulse_domain::{OrgId, Plan, VideoId};
+
+use super::*;
+use crate::StoreError;
+use crate::closes;
+use crate::refresh::relink;
+use crate::rollup::{self, Scope, Shares};
+use crate::sql::{Dialect, Tx};
+
+/// The organization's videos still in their tracking window at `now`: the
+/// day counts after today's (`tracked_video_ends`, kept by triggers) plus
+/// today's videos counted one by one. Call it holding the organization's
+/// lock (see [`track_in`]) so that no concurrent track changes the answer.
+pub(crate) async fn videos_in_use<D: Dialect>(
+    tx: &mut Tx<D>,
+    org: OrgId,
+    now: DateTime<Utc>,
+) -> Result<i64, StoreError> {
+    let (today, tomorrow) = quota_day(now);
+    D::query(
+        "SELECT CAST((SELECT coalesce(sum(videos), 0) FROM tracked_video_ends
+                 WHERE organization_id = $1 AND end_day > $3) AS BIGINT)
+              + (SELECT count(*) FROM tracked_videos
+                 WHERE organization_id = $1 AND tracking_ends_at > $2
+                   AND tracking_ends_at < $4)",
+    )
+    .bind(org.0)
+    .bind(now)
+    .bind(today)
+    .bind(tomorrow)
+    .fetch_scalar(&mut **tx)
+    .await
+}
+
+/// Tracks a batch inside `tx`, charging `reason` per newly tracked video.
+/// [`QuotaPolicy::AllOrNothing`] refuses the whole batch past the quota;
+/// [`QuotaPolicy::WhatFits`] tracks new videos in order until the quota is
+/// full and leaves the rest out of the result.
+pub(crate) async fn track_in<D: Dialect>(
+    tx: &mut Tx<D>,
+    batch: &TrackBatch,
+    reason: &str,
+    policy: QuotaPolicy,
+) -> Result<TrackOutcome, StoreError> {
+    // Locks the organization: concurrent track requests queue here, so the
+    // quota check and the inserts below see each other.
+    let (plan, quota_override): (String, Option<i64>) = D::query(AssertSqlSafe(format!(
+        "SELECT plan, video_quota FROM organizations WHERE id = $1 {}",
+        D::ORG_LOCK
+    )))
+    .bind(batch.organization_id.0)
+    .fetch_optional(&mut **tx)
+    .await?
+    .ok_or(StoreError::NotFound)?;
+    let plan: Plan = plan
+        .parse()
+        .map_err(|e| StoreError::Corrupt(format!("{e}")))?;
+    let quota = Limits::of(plan, quota_override, None).video_quota;
+
+    // Which videos the organization tracks already (first occurrence wins).
+    let mut known: Vec<((vidpulse_domain::Platform, &str), Option<Uuid>)> = Vec::new();
+    for v in &batch.videos {
+        let key = (v.platform, v.external_id.as_str());
+        if known.iter().any(|(k, _)| *k == key) {
+            continue;
+        }
+        let existing: Option<Uuid> = D::query(
+            "SELECT tv.id FROM tracked_videos tv
+             JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             WHERE tv.organization_id = $1 AND pv.platform = $2 AND pv.external_id = $3",
+        )
+        .bind(batch.organization_id.0)
+        .bind(v.platform.id())
+        .bind(&v.external_id)
+        .fetch_scalar_optional(&mut **tx)
+        .await?;
+        known.push((key, existing));
+    }
+    let requested = known.iter().filter(|(_, id)| id.is_none()).count() as i64;
+    let mut allowed = requested;
+    if requested > 0 {
+        let in_use = videos_in_use(tx, batch.organization_id, batch.now).await?;
+        allowed = (quota - in_use).max(0);
+        if policy == QuotaPolicy::AllOrNothing && in_use + requested > quota {
+            return Ok(TrackOutcome::QuotaExceeded {
+                plan,
+                quota,
+                in_use,
+                requested,
+            });
+        }
+    }
+
+    let ends = batch.now + batch.window;
+    // A creator's backfill and discoveries are that creator's videos.
+    let account_author: Option<String> = match batch.account {
+        Some(account) => {
+            D::query(
+                "SELECT c.username FROM tracked_accounts ta
+                 JOIN creators c ON c.id = ta.creator_id WHERE ta.id = $1",
+            )
+            .bind(account)
+            .fetch_scalar_optional(&mut **tx)
+            .await?
+        }
+        None => None,
+    };
+    let mut results = Vec::with_capacity(batch.videos.len());
+    let mut started: Vec<((vidpulse_domain::Platform, &str), Uuid)> = Vec::new();
+    let mut new_catalog_ids = Vec::new();
+    for v in &batch.videos {
+        let key = (v.platform, v.external_id.as_str());
+        if let Some((_, id)) = started.iter().find(|(k, _)| *k == key) {
+            results.push(TrackedVideo {
+                video_id: VideoId(*id),
+                newly_tracked: false,
+            });
+            continue;
+        }
+        let existing = known
+            .iter()
+            .find(|(k, _)| *k == key)
+            .and_then(|(_, id)| *id);
+        if let Some(id) = existing {
+            results.push(TrackedVideo {
+                video_id: VideoId(id),
+                newly_tracked: false,
+            });
+            continue;
+        }
+        if started.len() as i64 >= allowed {
+            // What fits is tracked; the rest is skipped (QuotaPolicy::WhatFits).
+            continue;
+        }
+        let catalog_id: i64 = D::query(AssertSqlSafe(format!(
+            "INSERT INTO platform_videos
+               (platform, external_id, url, tracking_started_at, refresh_until, next_refresh_at,
+                created_at, author_username)
+             VALUES ($1, $2, $3, $4, $5, $4, $4, $6)
+             ON CONFLICT (platform, external_id) DO UPDATE SET
+               tracking_started_at = excluded.tracking_started_at,
+               refresh_until = {}(platform_videos.refresh_until, excluded.refresh_until),
+               next_refresh_at = CASE
+                 WHEN platform_videos.gone_at IS NOT NULL THEN NULL
+                 WHEN platform_videos.next_refresh_at < excluded.next_refresh_at
+                   THEN platform_videos.next_refresh_at
+                 ELSE excluded.next_refresh_at END
+             RETURNING id",
+            D::GREATEST
+        )))
+        .bind(v.platform.id())
+        .bind(&v.external_id)
+        .bind(&v.canonical_url)
+        .bind(batch.now)
+        .bind(ends)
+        // Only a new catalog row takes it: an existing row keeps its author
+        // (changing it would move other organizations' analytics shares).
+        .bind(v.handle().or(account_author.as_deref()))
+        .fetch_scalar(&mut **tx)
+        .await?;
+        let video_id = VideoId::new();
+        D::query(
+            "INSERT INTO tracked_videos
+               (id, organization_id, platform_video_id, tracking_started_at, tracking_ends_at,
+                created_at, updated_at, campaign, budget, tracked_account_id)
+             VALUES ($1, $2, $3, $4, $5, $4, $4, $6, $7, $8)",
+        )
+        .bind(video_id.0)
+        .bind(batch.organization_id.0)
+        .bind(catalog_id)
+        .bind(batch.now)
+        .bind(ends)
+        .bind(&batch.campaign)
+        .bind(batch.budget)
+        .bind(batch.account)
+        .execute(&mut **tx)
+        .await?;
+        if let Some(account) = batch.account {
+            // The tracked creator's tags go to its new videos.
+            D::query(
+                "INSERT INTO video_tags (tracked_video_id, tag_id)
+                 SELECT $1, tag_id FROM account_tags WHERE tracked_account_id = $2",
+            )
+            .bind(video_id.0)
+            .bind(account)
+            .execute(&mut **tx)
+            .await?;
+        }
+        D::query(
+            "INSERT INTO credit_ledger
+               (organization_id, api_key_id, request_id, amount, reason, subject, created_at)
+             VALUES ($1, $2, $3, $4, $7, $5, $6)",
+        )
+        .bind(batch.organization_id.0)
+        .bind(batch.api_key_id.map(|k| k.0))
+        .bind(&batch.request_id)
+        .bind(batch.credits_per_video)
+        .bind(video_id.0.to_string())
+        .bind(batch.now)
+        .bind(reason)
+        .execute(&mut **tx)
+        .await?;
+        started.push((key, video_id.0));
+        new_catalog_ids.push(catalog_id);
+        results.push(TrackedVideo {
+            video_id,
+            newly_tracked: true,
+        });
+    }
+    // A video another organization already reads may have a reading taken
+    // at this very instant, which this tracking sees: it joins its closes.
+    let revealed = closes::reveal_platform_readings::<D>(
+        tx,
+        batch.organization_id.0,
+        &new_catalog_ids,
+        batch.now,
+        None,
+    )
+    .await?;
+    relink(tx, revealed).await?;
+    let scope = Scope::tracked_by(batch.organization_id.0, new_catalog_ids);
+    rollup::settle(tx, &scope, Shares::new()).await?;
+    Ok(TrackOutcome::Tracked(results))
+}
