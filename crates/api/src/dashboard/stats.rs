@@ -16,7 +16,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 use vidpulse_domain::VideoId;
-use vidpulse_domain::analytics::{DayClose, GroupBy, Metrics, video_increments};
+use vidpulse_domain::analytics::{GroupBy, Metrics, daily_closes, daily_increments};
 use vidpulse_store::{DayIncrementQuery, VideoLookup};
 
 use crate::dashboard::access::OrgAuth;
@@ -158,30 +158,15 @@ async fn video_stats(
         .video(auth.org, &VideoLookup::Id(VideoId(id)), app.clock.now())
         .await?
         .ok_or_else(|| ApiError::not_found("No such video"))?;
-    let mut closes: BTreeMap<NaiveDate, DayClose> = BTreeMap::new();
-    for o in &video.history {
-        let m = Metrics::of(&o.counters);
-        closes
-            .entry(o.captured_at.date_naive())
-            .and_modify(|c| c.last = m)
-            .or_insert(DayClose {
-                day: o.captured_at.date_naive(),
-                first: m,
-                last: m,
-            });
-    }
-    let closes: Vec<DayClose> = closes.into_values().collect();
-    let daily_increments = match (closes.first(), closes.last()) {
-        (Some(first), Some(last)) => video_increments(&closes, first.day, last.day)
-            .into_iter()
-            .map(|(date, m)| DailyIncrement {
-                date,
-                views_delta: m.views,
-                likes_delta: m.likes,
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
+    let closes = daily_closes(&video.history);
+    let daily_increments = daily_increments(&closes)
+        .into_iter()
+        .map(|(date, m)| DailyIncrement {
+            date,
+            views_delta: m.views,
+            likes_delta: m.likes,
+        })
+        .collect();
     let stats = video
         .history
         .iter()

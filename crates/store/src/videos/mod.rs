@@ -44,6 +44,8 @@ pub struct TrackedVideo {
     pub video_id: VideoId,
     /// Whether this request started the tracking (and was charged).
     pub newly_tracked: bool,
+    /// The credits the ledger charged for it (0 when already tracked).
+    pub credits: i64,
 }
 
 /// The result of [`VideoStore::track_videos`].

@@ -121,6 +121,7 @@ pub(crate) async fn track_in<D: Dialect>(
             results.push(TrackedVideo {
                 video_id: VideoId(*id),
                 newly_tracked: false,
+                credits: 0,
             });
             continue;
         }
@@ -132,6 +133,7 @@ pub(crate) async fn track_in<D: Dialect>(
             results.push(TrackedVideo {
                 video_id: VideoId(id),
                 newly_tracked: false,
+                credits: 0,
             });
             continue;
         }
@@ -212,6 +214,7 @@ pub(crate) async fn track_in<D: Dialect>(
         results.push(TrackedVideo {
             video_id,
             newly_tracked: true,
+            credits: batch.credits_per_video,
         });
     }
     // A video another organization already reads may have a reading taken

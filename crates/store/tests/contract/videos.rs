@@ -45,10 +45,15 @@ async fn tracking_is_once_per_organization_and_video(
         again[0],
         vidpulse_store::TrackedVideo {
             video_id: first[1].video_id,
-            newly_tracked: false
+            newly_tracked: false,
+            credits: 0,
         }
     );
     assert!(again[1].newly_tracked);
+    assert_eq!(
+        again[1].credits, 30,
+        "the ledger's charge, as the answer reports it"
+    );
 
     // Another organization tracking the same video gets its own record.
     let other = track(&store, b, t0(), vec![yt(1)]).await;

@@ -158,6 +158,7 @@ pub(super) async fn track(
     };
 
     // The store answered one entry per video sent, in order.
+    let charged: i64 = tracked.iter().map(|t| t.credits).sum();
     let mut tracked = tracked.into_iter();
     let mut summary = TrackSummary {
         total: urls.len(),
@@ -207,7 +208,8 @@ pub(super) async fn track(
     if summary.tracked > 0 {
         app.refresh_wake.notify_one();
     }
-    let credits = summary.tracked as i64 * app.config.credits_per_video;
+    // What the store charged, in the transaction that tracked.
+    let credits = charged;
     let mut meta = Meta::of(&ctx).with_credits(credits);
     meta.summary = Some(summary);
     Ok(ok(TrackData { results }, meta))
