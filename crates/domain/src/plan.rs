@@ -8,6 +8,11 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+/// Videos a creator's backfill tracks when the request names no count.
+pub const DEFAULT_BACKFILL_VIDEOS: i64 = 10;
+/// Most videos a creator's backfill may ask for.
+pub const MAX_BACKFILL_VIDEOS: i64 = 50;
+
 /// A subscription plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -14,6 +14,7 @@ use serde_json::Value;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use vidpulse_domain::Platform;
+use vidpulse_domain::names::{Handle, NameError};
 
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -27,12 +28,11 @@ pub use lookup::{BloggerData, BloggerView, LookupParams};
 pub use track::{CreatorTrackRequest, JobAccepted, Polling};
 pub(crate) use track::{bad_initial_count, queued_or_refused};
 
-/// Videos backfilled when `initial_videos_count` is not given.
-pub const DEFAULT_INITIAL_VIDEOS: i64 = 10;
-/// Most videos a backfill may ask for.
-pub const MAX_INITIAL_VIDEOS: i64 = 50;
 /// Longest username, in characters.
-pub const USERNAME_MAX_CHARS: usize = 100;
+pub use vidpulse_domain::names::HANDLE_MAX_CHARS as USERNAME_MAX_CHARS;
+pub use vidpulse_domain::plan::{
+    DEFAULT_BACKFILL_VIDEOS as DEFAULT_INITIAL_VIDEOS, MAX_BACKFILL_VIDEOS as MAX_INITIAL_VIDEOS,
+};
 
 /// The creator routes.
 pub fn router() -> OpenApiRouter<AppState> {
@@ -97,23 +97,17 @@ pub enum UsernameFault {
 }
 
 impl Username {
-    /// Trims `raw` and drops one leading `@`, then checks what is left.
+    /// Trims `raw` and drops one leading `@`, then checks what is left
+    /// (the domain's [`Handle`] rules).
     pub fn parse(raw: &str) -> Result<Self, UsernameFault> {
-        let name = raw.trim();
-        let name = name.strip_prefix('@').unwrap_or(name);
-        if name.is_empty() {
-            return Err(UsernameFault::Empty);
+        match Handle::parse(raw) {
+            Ok(handle) => Ok(Self(handle.as_str().to_owned())),
+            Err(NameError::Empty) => Err(UsernameFault::Empty),
+            Err(NameError::TooLong(_)) => Err(UsernameFault::TooLong),
+            Err(NameError::BadCharacter(_) | NameError::NotAnEmail) => {
+                Err(UsernameFault::Characters)
+            }
         }
-        if name.chars().count() > USERNAME_MAX_CHARS {
-            return Err(UsernameFault::TooLong);
-        }
-        if !name
-            .chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-'))
-        {
-            return Err(UsernameFault::Characters);
-        }
-        Ok(Self(name.to_owned()))
     }
 }
 
