@@ -9,14 +9,16 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::names::{Campaign, NameError, TagName, tag_key};
+
 /// Longest `notes`, in characters.
 pub const NOTES_MAX_CHARS: usize = 2000;
 /// Longest `campaign`, in characters, after trimming.
-pub const CAMPAIGN_MAX_CHARS: usize = 200;
+pub use crate::names::CAMPAIGN_MAX_CHARS;
 /// Most tags in one request.
 pub const TAGS_MAX: usize = 50;
 /// Longest tag name, in characters.
-pub const TAG_MAX_CHARS: usize = 80;
+pub use crate::names::TAG_MAX_CHARS;
 
 /// The user's label of a video's tracking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -307,27 +309,19 @@ pub mod sent {
     }
 }
 
-/// Validates a campaign tag: trimmed, at most 200 characters of letters,
-/// digits, spaces and `- _ . ( ) | : % &`; empty clears (`Ok(None)`).
+/// Validates a campaign tag ([`Campaign`] rules): trimmed, at most 200
+/// characters of letters, digits, spaces and `- _ . ( ) | : % &`; empty
+/// clears (`Ok(None)`). The error is the message a client gets.
 pub fn parse_campaign(s: &str) -> Result<Option<String>, String> {
-    let s = s.trim();
-    if s.is_empty() {
-        return Ok(None);
-    }
-    if s.chars().count() > CAMPAIGN_MAX_CHARS {
-        return Err(format!(
-            "campaign must be at most {CAMPAIGN_MAX_CHARS} characters"
-        ));
-    }
-    if let Some(bad) = s
-        .chars()
-        .find(|c| !(c.is_alphanumeric() || *c == ' ' || "-_.()|:%&".contains(*c)))
-    {
-        return Err(format!(
+    match Campaign::parse(s) {
+        Ok(campaign) => Ok(campaign.map(Campaign::into_string)),
+        Err(NameError::BadCharacter(bad)) => Err(format!(
             "campaign may contain only letters, digits, spaces and - _ . ( ) | : % & (found `{bad}`)"
-        ));
+        )),
+        Err(_) => Err(format!(
+            "campaign must be at most {CAMPAIGN_MAX_CHARS} characters"
+        )),
     }
-    Ok(Some(s.to_owned()))
 }
 
 fn checked_tags(sent: &[String]) -> Result<Vec<String>, FieldError> {
@@ -339,21 +333,18 @@ fn checked_tags(sent: &[String]) -> Result<Vec<String>, FieldError> {
     }
     let mut out: Vec<String> = Vec::with_capacity(sent.len());
     for name in sent {
-        let name = name.trim();
-        if name.is_empty() {
-            return Err(err("tags", "tag names must not be empty"));
-        }
-        if name.chars().count() > TAG_MAX_CHARS {
-            return Err(err(
-                "tags",
-                format!("tag names must be at most {TAG_MAX_CHARS} characters"),
-            ));
-        }
-        if !out
-            .iter()
-            .any(|t| crate::names::tag_key(t) == crate::names::tag_key(name))
-        {
-            out.push(name.to_owned());
+        let name = match TagName::parse(name) {
+            Ok(name) => name,
+            Err(NameError::TooLong(_)) => {
+                return Err(err(
+                    "tags",
+                    format!("tag names must be at most {TAG_MAX_CHARS} characters"),
+                ));
+            }
+            Err(_) => return Err(err("tags", "tag names must not be empty")),
+        };
+        if !out.iter().any(|t| tag_key(t) == name.key()) {
+            out.push(name.as_str().to_owned());
         }
     }
     Ok(out)
