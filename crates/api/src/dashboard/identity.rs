@@ -25,7 +25,7 @@ use chrono::{DateTime, Duration, Utc};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 use tokio::sync::{Mutex, OnceCell, RwLock};
-use vidpulse_domain::identity::is_plausible_email;
+use vidpulse_domain::names::EmailAddress;
 use vidpulse_store::{Store, StoreError, User};
 
 use crate::error::{ApiError, ErrorCode};
@@ -436,9 +436,9 @@ impl FromRequestParts<AppState> for UserAuth {
         let email = claims
             .email
             .as_deref()
-            .map(str::trim)
-            .filter(|e| is_plausible_email(e))
+            .and_then(|e| EmailAddress::parse(e).ok())
             .ok_or_else(|| invalid_token("The token has no valid `email` claim"))?;
+        let email = email.as_str();
         let now = app.clock.now();
         match app.store.user_for_identity(&claims.sub, email, now).await {
             Ok(user) => Ok(Self { user }),

@@ -11,7 +11,8 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
-use vidpulse_domain::identity::{Role, is_plausible_email};
+use vidpulse_domain::identity::Role;
+use vidpulse_domain::names::EmailAddress;
 use vidpulse_store::{AcceptOutcome, DeclineOutcome, InviteResult};
 
 use crate::dashboard::access::OrgAuth;
@@ -119,19 +120,16 @@ pub struct InviteEntry {
     role: InvitableRole,
 }
 
-/// A plausible e-mail address ([`is_plausible_email`]), trimmed.
+/// An e-mail address ([`EmailAddress`]), trimmed.
 #[derive(Debug)]
 struct Email(String);
 
 impl<'de> Deserialize<'de> for Email {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw = String::deserialize(deserializer)?;
-        let email = raw.trim();
-        if is_plausible_email(email) {
-            Ok(Email(email.to_owned()))
-        } else {
-            Err(de::Error::custom("not an e-mail address"))
-        }
+        EmailAddress::parse(&raw)
+            .map(|email| Email(email.as_str().to_owned()))
+            .map_err(|_| de::Error::custom("not an e-mail address"))
     }
 }
 

@@ -7,7 +7,8 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use uuid::Uuid;
 use vidpulse_api::dashboard::identity::{Identity, IdentityConfig};
-use vidpulse_domain::identity::{dev_subject, is_plausible_email};
+use vidpulse_domain::identity::dev_subject;
+use vidpulse_domain::names::EmailAddress;
 use vidpulse_domain::{OrgId, Plan, api_key};
 use vidpulse_store::{NewApiKey, NewOrganization, Store};
 
@@ -74,11 +75,12 @@ pub async fn create_org(
     now: DateTime<Utc>,
 ) -> anyhow::Result<CreatedOrg> {
     let name = checked_name(name, "--name")?;
-    let owner_email = match owner_email.map(str::trim) {
-        Some(email) if !is_plausible_email(email) => {
-            bail!("--owner-email `{email}` is not an e-mail address")
-        }
-        other => other.map(str::to_owned),
+    let owner_email = match owner_email {
+        Some(raw) => match EmailAddress::parse(raw) {
+            Ok(email) => Some(email.as_str().to_owned()),
+            Err(_) => bail!("--owner-email `{}` is not an e-mail address", raw.trim()),
+        },
+        None => None,
     };
     let org = store
         .create_organization(NewOrganization {
@@ -180,10 +182,10 @@ pub async fn issue_token(
     ttl_secs: u64,
     now: DateTime<Utc>,
 ) -> anyhow::Result<IssuedToken> {
-    let email = email.trim();
-    if !is_plausible_email(email) {
-        bail!("--email {email:?} is not an e-mail address");
-    }
+    let Ok(address) = EmailAddress::parse(email) else {
+        bail!("--email {:?} is not an e-mail address", email.trim());
+    };
+    let email = address.as_str();
     let sub = match sub.map(str::trim) {
         Some("") => bail!("--sub must not be empty"),
         Some(s) => s.to_owned(),
