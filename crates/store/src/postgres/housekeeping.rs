@@ -6,7 +6,7 @@ use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Utc};
 
 use super::PgStore;
 use crate::StoreError;
-use crate::ops::Housekeeping;
+use crate::ops::{Housekeeping, delete_readings_before};
 
 /// Months ahead of the current one that always have their partition.
 const MONTHS_AHEAD: u32 = 3;
@@ -101,24 +101,7 @@ pub(super) async fn observations(
         }
     }
     let mut tx = pool.begin().await?;
-    sqlx::query(
-        "UPDATE platform_videos SET revision = revision + 1
-         WHERE id IN (SELECT platform_video_id FROM observations WHERE captured_at < $1
-                      UNION SELECT platform_video_id FROM imported_observations WHERE captured_at < $1)",
-    )
-    .bind(cutoff)
-    .execute(&mut *tx)
-    .await?;
-    done.rows_deleted = sqlx::query("DELETE FROM observations WHERE captured_at < $1")
-        .bind(cutoff)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-    done.rows_deleted += sqlx::query("DELETE FROM imported_observations WHERE captured_at < $1")
-        .bind(cutoff)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
+    done.rows_deleted = delete_readings_before(&mut tx, cutoff).await?;
     tx.commit().await?;
     Ok(done)
 }

@@ -6,13 +6,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::SqliteStore;
 use crate::StoreError;
-use crate::ops::Housekeeping;
-
-/// Moves the revision of every catalog video with observations captured
-/// before `?1`, in the transaction that deletes them.
-const STALE_HISTORIES: &str = "UPDATE platform_videos SET revision = revision + 1
-     WHERE id IN (SELECT platform_video_id FROM observations WHERE captured_at < ?1
-                  UNION SELECT platform_video_id FROM imported_observations WHERE captured_at < ?1)";
+use crate::ops::{Housekeeping, delete_readings_before};
 
 /// Deletes observations captured before `now - retention`, each day's
 /// rows in a write transaction of their own (queued with the others).
@@ -38,21 +32,7 @@ pub(super) async fn observations(
         };
         let until = (oldest + Duration::days(1)).min(cutoff);
         let mut tx = store.write_tx().await?;
-        sqlx::query(STALE_HISTORIES)
-            .bind(until)
-            .execute(&mut *tx)
-            .await?;
-        done.rows_deleted += sqlx::query("DELETE FROM observations WHERE captured_at < ?1")
-            .bind(until)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-        done.rows_deleted +=
-            sqlx::query("DELETE FROM imported_observations WHERE captured_at < ?1")
-                .bind(until)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
+        done.rows_deleted += delete_readings_before(&mut tx, until).await?;
         tx.commit().await?;
     }
     Ok(done)
