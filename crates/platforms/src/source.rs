@@ -1,5 +1,7 @@
 //! The trait every platform adapter implements, and what it returns.
 
+use std::collections::HashMap;
+
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use vidpulse_domain::{Counters, ObservationSource, Platform};
@@ -213,5 +215,61 @@ pub trait Source: Send + Sync + std::fmt::Debug {
     /// Call, failure and quota counters of the upstreams behind this source.
     fn upstream_stats(&self) -> Vec<UpstreamSnapshot> {
         Vec::new()
+    }
+}
+
+/// The outcomes of a read made in several upstream batches, gathered by id:
+/// a failed batch marks its ids with its error, and the whole read fails
+/// only when every batch did (so one bad batch does not cost the others).
+#[derive(Debug, Default)]
+pub(crate) struct BatchedRead<'a> {
+    outcomes: HashMap<&'a str, ReadOutcome>,
+    any_ok: bool,
+    first_err: Option<SourceError>,
+}
+
+impl<'a> BatchedRead<'a> {
+    /// Records the outcome of an id that was never sent (refused before).
+    pub(crate) fn refuse(&mut self, id: &'a str, outcome: ReadOutcome) {
+        self.outcomes.insert(id, outcome);
+    }
+
+    /// Records one batch's answer for its `ids`; an id the answer lacks gets `missing()`.
+    pub(crate) fn record(
+        &mut self,
+        ids: &[&'a str],
+        result: Result<HashMap<String, ReadOutcome>, SourceError>,
+        missing: impl Fn() -> ReadOutcome,
+    ) {
+        for id in ids {
+            let outcome = match &result {
+                Ok(found) => found.get(*id).cloned().unwrap_or_else(&missing),
+                Err(e) => ReadOutcome::Failed(e.clone()),
+            };
+            self.outcomes.insert(id, outcome);
+        }
+        match result {
+            Ok(_) => self.any_ok = true,
+            Err(e) => _ = self.first_err.get_or_insert(e),
+        }
+    }
+
+    /// The outcomes in the order of `external_ids`, or the first batch error
+    /// when no batch succeeded.
+    pub(crate) fn finish(
+        self,
+        external_ids: &[String],
+    ) -> Result<Vec<(String, ReadOutcome)>, SourceError> {
+        if let (false, Some(e)) = (self.any_ok, self.first_err) {
+            return Err(e);
+        }
+        Ok(external_ids
+            .iter()
+            .filter_map(|id| {
+                self.outcomes
+                    .get(id.as_str())
+                    .map(|o| (id.clone(), o.clone()))
+            })
+            .collect())
     }
 }

@@ -22,8 +22,8 @@ use vidpulse_domain::{ObservationSource, Platform};
 
 use crate::http::{Call, HttpError, QuotaReset, Upstream, UpstreamConfig, UpstreamSnapshot};
 use crate::source::{
-    Channel, ChannelVideo, ReadOutcome, Source, SourceError, TrendPage, TrendQuery, TrendVideo,
-    VideoMeta, VideoSnapshot,
+    BatchedRead, Channel, ChannelVideo, ReadOutcome, Source, SourceError, TrendPage, TrendQuery,
+    TrendVideo, VideoMeta, VideoSnapshot,
 };
 use windows::{batches, days_before, decode_cursor, encode_cursor, id_day, today, ymd};
 use wire::{Number, QueryPage, Video};
@@ -366,7 +366,7 @@ impl Source for TiktokResearchSource {
         if platform != Platform::TikTok {
             return Err(unsupported(platform));
         }
-        let mut outcomes: HashMap<&str, ReadOutcome> = HashMap::new();
+        let mut read = BatchedRead::default();
         let mut seen = HashSet::new();
         let mut to_read = Vec::new();
         for id in external_ids.iter().filter(|id| seen.insert(id.as_str())) {
@@ -376,36 +376,17 @@ impl Source for TiktokResearchSource {
                 }
                 _ => {
                     let e = SourceError::Permanent(format!("`{id}` is not a TikTok video id"));
-                    outcomes.insert(id, failed(e));
+                    read.refuse(id, failed(e));
                 }
             }
         }
-        let (mut any_ok, mut first_err) = (false, None);
         for (batch, window) in batches(&to_read) {
-            // A failed batch marks its ids; the call fails only if all batches did.
             let result = self.read_batch(&batch, window).await;
-            for id in &batch {
-                let outcome = match &result {
-                    Ok(found) => found
-                        .get(*id)
-                        .cloned()
-                        .unwrap_or_else(|| failed(SourceError::Transient(NOT_RETURNED.to_owned()))),
-                    Err(e) => failed(e.clone()),
-                };
-                outcomes.insert(id, outcome);
-            }
-            match result {
-                Ok(_) => any_ok = true,
-                Err(e) => _ = first_err.get_or_insert(e),
-            }
+            read.record(&batch, result, || {
+                failed(SourceError::Transient(NOT_RETURNED.to_owned()))
+            });
         }
-        if let (false, Some(e)) = (any_ok, first_err) {
-            return Err(e);
-        }
-        Ok(external_ids
-            .iter()
-            .filter_map(|id| outcomes.get(id.as_str()).map(|o| (id.clone(), o.clone())))
-            .collect())
+        read.finish(external_ids)
     }
 
     async fn resolve_channel(

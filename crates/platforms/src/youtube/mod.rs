@@ -20,7 +20,8 @@ use vidpulse_domain::Platform;
 
 use crate::http::{Call, HttpError, QuotaReset, Upstream, UpstreamConfig, UpstreamSnapshot};
 use crate::source::{
-    Channel, ChannelVideo, ReadOutcome, Source, SourceError, TrendPage, TrendQuery, TrendVideo,
+    BatchedRead, Channel, ChannelVideo, ReadOutcome, Source, SourceError, TrendPage, TrendQuery,
+    TrendVideo,
 };
 use wire::{
     ListPage, Snippet, best_thumbnail, count, is_video_id, parse_items, rfc3339, watch_url,
@@ -243,44 +244,23 @@ impl Source for YoutubeSource {
         if platform != Platform::YouTube {
             return Err(unsupported(platform));
         }
-        let mut outcomes: HashMap<&str, ReadOutcome> = HashMap::new();
+        let mut read = BatchedRead::default();
         let mut seen = HashSet::new();
         let mut to_read = Vec::new();
         for id in external_ids.iter().filter(|id| seen.insert(id.as_str())) {
             if is_video_id(id) {
                 to_read.push(id.as_str());
             } else {
-                outcomes.insert(id, permanent(format!("`{id}` is not a YouTube video id")));
+                read.refuse(id, permanent(format!("`{id}` is not a YouTube video id")));
             }
         }
-        let (mut any_ok, mut first_err) = (false, None);
         for chunk in to_read.chunks(BATCH) {
-            // A failed batch marks its ids; the call fails only if all batches did.
             let result = self.fetch_videos(chunk).await;
-            for id in chunk {
-                let outcome = match &result {
-                    Ok(found) => found
-                        .get(*id)
-                        .cloned()
-                        .unwrap_or_else(|| ReadOutcome::Gone {
-                            reason: GONE_REASON.to_owned(),
-                        }),
-                    Err(e) => ReadOutcome::Failed(e.clone()),
-                };
-                outcomes.insert(id, outcome);
-            }
-            match result {
-                Ok(_) => any_ok = true,
-                Err(e) => _ = first_err.get_or_insert(e),
-            }
+            read.record(chunk, result, || ReadOutcome::Gone {
+                reason: GONE_REASON.to_owned(),
+            });
         }
-        if let (false, Some(e)) = (any_ok, first_err) {
-            return Err(e);
-        }
-        Ok(external_ids
-            .iter()
-            .filter_map(|id| outcomes.get(id.as_str()).map(|o| (id.clone(), o.clone())))
-            .collect())
+        read.finish(external_ids)
     }
 
     async fn resolve_channel(
