@@ -3,14 +3,14 @@
 //! Both schemas decode into the same Rust types (UUIDs, `DateTime<Utc>`,
 //! `i64`, `f64`, text), so one `FromRow` struct serves SQLite and PostgreSQL;
 //! only the SQL differs. A video record's tags and history are the
-//! exception: JSON on SQLite, arrays on PostgreSQL (see [`VideoRow`]).
+//! exception: JSON on SQLite, arrays on PostgreSQL (see [`IntoRecord`]).
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 use vidpulse_domain::names::tag_key;
 use vidpulse_domain::patch::{VideoStatus, WorkflowStatus};
 use vidpulse_domain::schedule::FAILING_AFTER_FAILURES;
-use vidpulse_domain::{ApiKeyId, Counters, Observation, OrgId, Plan, Platform, VideoId};
+use vidpulse_domain::{ApiKeyId, Observation, OrgId, Plan, Platform, VideoId};
 
 use crate::StoreError;
 use crate::creators::{
@@ -20,7 +20,7 @@ use crate::orgs::{ApiKeyOwner, ApiKeyRecord, Organization};
 use crate::refresh::DueVideo;
 use crate::videos::{RecordStamp, VideoRecord, VideoState};
 
-fn corrupt(what: impl std::fmt::Display) -> StoreError {
+pub(crate) fn corrupt(what: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt(what.to_string())
 }
 
@@ -111,7 +111,7 @@ impl TryFrom<ApiKeyOwnerRow> for ApiKeyOwner {
 
 /// A tracked video with its catalog columns: the part of a record both
 /// backends read alike. Tags and history come beside it, in each backend's
-/// own form ([`VideoJsonRow`] on SQLite, [`VideoArrayRow`] on PostgreSQL).
+/// own form ([`IntoRecord`]).
 #[derive(Debug, sqlx::FromRow)]
 pub(crate) struct VideoRow {
     pub video_id: Uuid,
@@ -139,44 +139,6 @@ pub(crate) struct VideoRow {
     pub catalog_revision: i64,
 }
 
-/// A whole record on SQLite: tags and history as JSON arrays (`tags_json`:
-/// names; `history_json`: `[at, views, likes, comments, reposts, saves]`
-/// tuples), so one query reads it.
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct VideoJsonRow {
-    #[sqlx(flatten)]
-    pub video: VideoRow,
-    pub tags_json: Option<String>,
-    pub history_json: Option<String>,
-}
-
-/// A whole record on PostgreSQL: tags and history as arrays, one per
-/// column of the readings, decoded from the binary protocol (no text to
-/// build or parse). Each is `NULL` when there is nothing.
-#[derive(Debug, sqlx::FromRow)]
-pub(crate) struct VideoArrayRow {
-    #[sqlx(flatten)]
-    pub video: VideoRow,
-    pub tags: Option<Vec<String>>,
-    pub history_at: Option<Vec<DateTime<Utc>>>,
-    pub history_views: Option<Vec<Option<i64>>>,
-    pub history_likes: Option<Vec<Option<i64>>>,
-    pub history_comments: Option<Vec<Option<i64>>>,
-    pub history_reposts: Option<Vec<Option<i64>>>,
-    pub history_saves: Option<Vec<Option<i64>>>,
-}
-
-/// One reading as the history's JSON array carries it (the time borrowed
-/// from the text: it never holds an escape).
-type HistoryTuple<'a> = (
-    &'a str,
-    Option<i64>,
-    Option<i64>,
-    Option<i64>,
-    Option<i64>,
-    Option<i64>,
-);
-
 pub(crate) fn video_state(
     gone: bool,
     failures: i64,
@@ -192,85 +154,24 @@ pub(crate) fn video_state(
     }
 }
 
-/// A backend's row of a video record ([`crate::sql::Dialect::RecordRow`]).
+/// A backend's row of a video record ([`crate::sql::Dialect::RecordRow`]):
+/// what it selects and how it becomes a record.
 pub(crate) trait IntoRecord {
+    /// What a video record selects: a tracked video `tv` joined with its
+    /// catalog row `pv` ([`record_head`]), its tags and its in-window history.
+    const COLUMNS: &'static str;
+
+    /// What a record's `FROM` joins beyond `tv` and `pv`.
+    const JOIN: &'static str = "";
+
     /// The record it holds, its state as at `now`.
     fn into_record(self, now: DateTime<Utc>) -> Result<VideoRecord, StoreError>;
-}
-
-impl IntoRecord for VideoJsonRow {
-    fn into_record(self, now: DateTime<Utc>) -> Result<VideoRecord, StoreError> {
-        let tags: Vec<String> = match self.tags_json.as_deref() {
-            Some(json) => serde_json::from_str(json).map_err(corrupt)?,
-            None => Vec::new(),
-        };
-        let tuples: Vec<HistoryTuple> = match self.history_json.as_deref() {
-            Some(json) => serde_json::from_str(json).map_err(corrupt)?,
-            None => Vec::new(),
-        };
-        let history = tuples
-            .into_iter()
-            .map(|(at, views, likes, comments, reposts, saves)| {
-                let captured_at = DateTime::parse_from_rfc3339(at)
-                    .map_err(|e| corrupt(format!("observation time `{at}`: {e}")))?
-                    .with_timezone(&Utc);
-                Ok(Observation {
-                    captured_at,
-                    counters: Counters {
-                        views,
-                        likes,
-                        comments,
-                        reposts,
-                        saves,
-                    },
-                })
-            })
-            .collect::<Result<Vec<_>, StoreError>>()?;
-        self.video.into_record(tags, history, now)
-    }
-}
-
-impl IntoRecord for VideoArrayRow {
-    fn into_record(self, now: DateTime<Utc>) -> Result<VideoRecord, StoreError> {
-        let times = self.history_at.unwrap_or_default();
-        let column = |values: Option<Vec<Option<i64>>>| -> Result<Vec<Option<i64>>, StoreError> {
-            let values = values.unwrap_or_default();
-            if values.len() == times.len() {
-                Ok(values)
-            } else {
-                Err(corrupt("history columns of different lengths"))
-            }
-        };
-        let counters = column(self.history_views)?
-            .into_iter()
-            .zip(column(self.history_likes)?)
-            .zip(column(self.history_comments)?)
-            .zip(column(self.history_reposts)?)
-            .zip(column(self.history_saves)?)
-            .map(|((((views, likes), comments), reposts), saves)| Counters {
-                views,
-                likes,
-                comments,
-                reposts,
-                saves,
-            });
-        let history = times
-            .iter()
-            .zip(counters)
-            .map(|(&captured_at, counters)| Observation {
-                captured_at,
-                counters,
-            })
-            .collect();
-        self.video
-            .into_record(self.tags.unwrap_or_default(), history, now)
-    }
 }
 
 impl VideoRow {
     /// The record, from these columns, the video's tag names and its
     /// in-window readings (both in any order).
-    fn into_record(
+    pub(crate) fn into_record(
         self,
         mut tags: Vec<String>,
         mut history: Vec<Observation>,
@@ -602,7 +503,7 @@ pub(crate) use visible_readings;
 
 /// The columns of a video record both backends read alike: a tracked video
 /// `tv` joined with its catalog row `pv` (then each backend adds its tags and
-/// history, see `Dialect::RECORD_COLUMNS`). A macro so it can be `concat!`ed.
+/// history, see [`IntoRecord::COLUMNS`]). A macro so it can be `concat!`ed.
 macro_rules! record_head {
     () => {
         "

@@ -54,6 +54,11 @@ pub(crate) type Tx<D> = sqlx::Transaction<'static, D>;
 
 /// What differs between the two backends. Implemented by [`sqlx::Sqlite`] and
 /// [`sqlx::Postgres`] themselves.
+///
+/// The provided items are the spelling of standard SQL on a database without
+/// row locks; a backend overrides only where it differs (SQLite: the write
+/// transaction, `max`/`min`, the analytics result as one JSON value;
+/// PostgreSQL: locks, casts).
 pub(crate) trait Dialect: Database {
     /// Which backend this is.
     const BACKEND: crate::Backend;
@@ -61,36 +66,41 @@ pub(crate) trait Dialect: Database {
     /// The statement that opens a write transaction: SQLite takes the write
     /// lock at once (`BEGIN IMMEDIATE`), so two writers queue rather than
     /// fail on a lock upgrade.
-    const BEGIN_WRITE: &'static str;
+    const BEGIN_WRITE: &'static str = "BEGIN";
 
     /// `max(a, b)` of two scalars.
-    const GREATEST: &'static str;
+    const GREATEST: &'static str = "GREATEST";
 
     /// `min(a, b)` of two scalars.
-    const LEAST: &'static str;
+    const LEAST: &'static str = "LEAST";
 
     /// What follows a sum to make it a 64-bit integer.
-    const SUM_CAST: &'static str;
+    const SUM_CAST: &'static str = "";
 
     /// What follows `SELECT … FOR` a claim of queue rows: PostgreSQL skips
     /// rows another worker holds; SQLite has one writer and no row locks.
-    const CLAIM_LOCK: &'static str;
+    const CLAIM_LOCK: &'static str = "";
 
     /// What follows a `SELECT` of rows the transaction goes on to write
     /// (PostgreSQL's row lock; SQLite's one writer needs none).
-    const ROW_LOCK: &'static str;
+    const ROW_LOCK: &'static str = "";
 
     /// What follows a `SELECT` that joins tables when the transaction goes
     /// on to write only the row of the one named `alias`: PostgreSQL's
     /// `FOR UPDATE OF alias` (the joined rows stay unlocked); SQLite's one
     /// writer needs none.
-    fn row_lock_of(alias: &str) -> String;
+    fn row_lock_of(alias: &str) -> String {
+        match Self::ROW_LOCK {
+            "" => String::new(),
+            lock => format!("{lock} OF {alias}"),
+        }
+    }
 
     /// What follows a `SELECT` of the organization row that must keep a
     /// check true until commit (a quota): PostgreSQL's `FOR NO KEY UPDATE`,
     /// which, unlike `FOR UPDATE`, does not wait on inserts that reference
     /// the organization.
-    const ORG_LOCK: &'static str;
+    const ORG_LOCK: &'static str = "";
 
     /// The table `s (pv, from_day)` of a [`Scope`]'s rows, read from the
     /// first [`Dialect::SCOPE_PARAMS`] parameters ([`Dialect::bind_scope`]).
@@ -99,19 +109,19 @@ pub(crate) trait Dialect: Database {
     /// How many parameters [`Dialect::SCOPE_TABLE`] takes.
     const SCOPE_PARAMS: usize;
 
-    /// What a video record selects: a tracked video `tv` joined with its
-    /// catalog row `pv`, its tags and its in-window history (as JSON on
-    /// SQLite, as arrays from one lateral pass on PostgreSQL).
-    const RECORD_COLUMNS: &'static str;
-
-    /// The row [`Dialect::RECORD_COLUMNS`] reads.
+    /// The row of a video record: its tags and in-window history as JSON on
+    /// SQLite, as arrays from one lateral pass on PostgreSQL (each backend's
+    /// `record` module).
     type RecordRow: for<'r> sqlx::FromRow<'r, <Self as Database>::Row>
         + crate::rows::IntoRecord
         + Send
         + Unpin;
 
+    /// What a video record selects ([`crate::rows::IntoRecord::COLUMNS`]).
+    const RECORD_COLUMNS: &'static str = <Self::RecordRow as crate::rows::IntoRecord>::COLUMNS;
+
     /// What a record's `FROM` joins beyond `tv` and `pv`.
-    const RECORD_JOIN: &'static str;
+    const RECORD_JOIN: &'static str = <Self::RecordRow as crate::rows::IntoRecord>::JOIN;
 
     /// The UTC day of a timestamp column.
     fn day_of(column: &str) -> String;
@@ -124,26 +134,45 @@ pub(crate) trait Dialect: Database {
     ) -> impl Future<Output = Result<Vec<crate::VideoRecord>, StoreError>> + Send;
 
     /// Runs an analytics statement ([`crate::analytics::query_sql`]) with the
-    /// values `bind` binds; its rows, days ascending.
+    /// values `bind` binds; its rows, days ascending (as the statement
+    /// orders them).
     fn fetch_analytics(
         sql: &str,
         bind: impl FnOnce(Query<Self>) -> Query<Self> + Send,
         conn: &mut Conn<Self>,
-    ) -> impl Future<Output = Result<Vec<crate::AnalyticsRow>, StoreError>> + Send;
+    ) -> impl Future<Output = Result<Vec<crate::AnalyticsRow>, StoreError>> + Send {
+        async move {
+            let rows: Vec<crate::analytics::AggRow> =
+                bind(Self::query(sqlx::AssertSqlSafe(sql.to_owned())))
+                    .fetch_all(conn)
+                    .await?;
+            rows.into_iter()
+                .map(crate::AnalyticsRow::try_from)
+                .collect()
+        }
+    }
 
     /// Binds `scope` to the parameters of [`Dialect::SCOPE_TABLE`].
     fn bind_scope(query: Query<Self>, scope: &Scope) -> Query<Self>;
 
     /// Locks the catalog rows of `scope` in id order, where the backend has
     /// row locks: writers of one video then queue for each other.
+    /// The default, for a database with one writer at a time, locks nothing.
     fn lock_scope(
         conn: &mut Conn<Self>,
         scope: &Scope,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        let _ = (conn, scope);
+        async { Ok(()) }
+    }
 
     /// Parameter `param` cast to the SQL type `ty` where PostgreSQL cannot
     /// infer it (a parameter used only in `IS NULL` tests, or in a `CASE`).
-    fn typed(param: &str, ty: &str) -> String;
+    /// The default leaves the parameter as it is.
+    fn typed(param: &str, ty: &str) -> String {
+        let _ = ty;
+        param.to_owned()
+    }
 
     /// The observations' housekeeping ([`crate::OpsStore::housekeep_observations`]):
     /// PostgreSQL's monthly partitions and the retention; SQLite's retention

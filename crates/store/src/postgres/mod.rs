@@ -11,13 +11,9 @@ use std::time::Duration;
 use sqlx::Postgres;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use crate::AnalyticsRow;
-use crate::analytics::AggRow;
 use crate::rollup::Scope;
-use crate::rows::VideoArrayRow;
 use crate::sql::{Bind, Conn, Dialect, Query, Record, SqlStore};
 use crate::{StoreConfig, StoreError};
-use sqlx::AssertSqlSafe;
 
 mod housekeeping;
 mod record;
@@ -54,18 +50,13 @@ impl PgStore {
 
 impl Dialect for Postgres {
     const BACKEND: crate::Backend = crate::Backend::Postgres;
-    const BEGIN_WRITE: &'static str = "BEGIN";
-    const GREATEST: &'static str = "GREATEST";
-    const LEAST: &'static str = "LEAST";
     const SUM_CAST: &'static str = "::BIGINT";
     const CLAIM_LOCK: &'static str = "FOR UPDATE SKIP LOCKED";
     const ROW_LOCK: &'static str = "FOR UPDATE";
     const ORG_LOCK: &'static str = "FOR NO KEY UPDATE";
     const SCOPE_TABLE: &'static str = "unnest($1::BIGINT[], $2::DATE[]) AS s(pv, from_day)";
     const SCOPE_PARAMS: usize = 2;
-    const RECORD_COLUMNS: &'static str = record::RECORD_COLUMNS;
-    type RecordRow = VideoArrayRow;
-    const RECORD_JOIN: &'static str = record::HISTORY_JOIN;
+    type RecordRow = record::VideoArrayRow;
 
     crate::sql::same_text_items!();
 
@@ -73,23 +64,8 @@ impl Dialect for Postgres {
         format!("(({column}) AT TIME ZONE 'UTC')::DATE")
     }
 
-    fn row_lock_of(alias: &str) -> String {
-        format!("{} OF {alias}", Self::ROW_LOCK)
-    }
-
     fn typed(param: &str, ty: &str) -> String {
         format!("{param}::{ty}")
-    }
-
-    async fn fetch_analytics(
-        sql: &str,
-        bind: impl FnOnce(Query<Self>) -> Query<Self> + Send,
-        conn: &mut Conn<Self>,
-    ) -> Result<Vec<AnalyticsRow>, StoreError> {
-        let rows: Vec<AggRow> = bind(Self::query(AssertSqlSafe(sql.to_owned())))
-            .fetch_all(conn)
-            .await?;
-        rows.into_iter().map(AnalyticsRow::try_from).collect()
     }
 
     fn bind_scope(query: Query<Self>, scope: &Scope) -> Query<Self> {

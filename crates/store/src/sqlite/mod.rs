@@ -11,7 +11,6 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use crate::AnalyticsRow;
 use crate::analytics::AggRow;
 use crate::rollup::Scope;
-use crate::rows::VideoJsonRow;
 use crate::sql::{Bind, Conn, Dialect, Query, Record, SqlStore};
 use crate::{StoreConfig, StoreError};
 use sqlx::AssertSqlSafe;
@@ -77,30 +76,16 @@ impl Dialect for Sqlite {
     const BEGIN_WRITE: &'static str = "BEGIN IMMEDIATE";
     const GREATEST: &'static str = "max";
     const LEAST: &'static str = "min";
-    const SUM_CAST: &'static str = "";
-    const CLAIM_LOCK: &'static str = "";
-    const ROW_LOCK: &'static str = "";
-    const ORG_LOCK: &'static str = "";
     const SCOPE_TABLE: &'static str =
         "(SELECT json_extract(value, '$[0]') AS pv, json_extract(value, '$[1]') AS from_day
           FROM json_each($1)) s";
     const SCOPE_PARAMS: usize = 1;
-    const RECORD_COLUMNS: &'static str = record::RECORD_COLUMNS;
-    type RecordRow = VideoJsonRow;
-    const RECORD_JOIN: &'static str = "";
+    type RecordRow = record::VideoJsonRow;
 
     crate::sql::same_text_items!();
 
     fn day_of(column: &str) -> String {
         format!("substr({column}, 1, 10)")
-    }
-
-    fn row_lock_of(_: &str) -> String {
-        String::new()
-    }
-
-    fn typed(param: &str, _: &str) -> String {
-        param.to_owned()
     }
 
     /// The result comes back as one JSON array built in the database: sqlx
@@ -134,10 +119,5 @@ impl Dialect for Sqlite {
 
     fn bind_scope(query: Query<Self>, scope: &Scope) -> Query<Self> {
         query.bind(scope.json())
-    }
-
-    /// One writer at a time: nothing to lock.
-    async fn lock_scope(_: &mut Conn<Self>, _: &Scope) -> Result<(), StoreError> {
-        Ok(())
     }
 }
