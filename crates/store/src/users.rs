@@ -74,6 +74,9 @@ pub trait UserStore {
     /// Sets the address of `org`'s logo.
     async fn set_logo_url(&self, org: OrgId, url: &str) -> Result<(), StoreError>;
 
+    /// Renames `org`.
+    async fn rename_organization(&self, org: OrgId, name: &str) -> Result<(), StoreError>;
+
     /// Sets `user`'s interface language.
     async fn set_language(&self, user: UserId, language: &str) -> Result<(), StoreError>;
 
@@ -425,6 +428,11 @@ impl<D: Dialect> UserStore for SqlStore<D> {
     async fn set_logo_url(&self, org: OrgId, url: &str) -> Result<(), StoreError> {
         let sql = "UPDATE organizations SET logo_url = $2 WHERE id = $1";
         set_text(self, sql, org.0, url).await
+    }
+
+    async fn rename_organization(&self, org: OrgId, name: &str) -> Result<(), StoreError> {
+        let sql = "UPDATE organizations SET name = $2 WHERE id = $1";
+        set_text(self, sql, org.0, name).await
     }
 
     async fn set_language(&self, user: UserId, language: &str) -> Result<(), StoreError> {

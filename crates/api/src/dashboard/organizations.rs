@@ -61,6 +61,14 @@ pub struct RegisterRequest {
     name: OrgName,
 }
 
+impl RegisterRequest {
+    /// The name, checked: trimmed, 1 to [`MAX_NAME_CHARS`] characters, no
+    /// control characters.
+    pub(crate) fn into_name(self) -> String {
+        self.name.0
+    }
+}
+
 /// An organization's name, trimmed: 1 to [`MAX_NAME_CHARS`] characters,
 /// none of them a control character.
 #[derive(Debug)]

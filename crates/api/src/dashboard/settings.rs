@@ -10,8 +10,11 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
+use vidpulse_domain::identity::Role;
+
 use crate::dashboard::access::OrgAuth;
 use crate::dashboard::identity::UserAuth;
+use crate::dashboard::organizations::RegisterRequest;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
 use crate::extract::JsonBody;
@@ -22,7 +25,7 @@ use crate::state::AppState;
 /// The settings routes.
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(settings))
+        .routes(routes!(settings, rename))
         .routes(routes!(language, set_language))
 }
 
@@ -133,6 +136,33 @@ async fn settings(
         },
         Meta::of(&ctx),
     ))
+}
+
+/// Renames the current organization; its settings as they now are. Admins
+/// and owners.
+#[utoipa::path(
+    put, path = "/organizations/settings", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    request_body(content = RegisterRequest, description = "`{\"name\": \"…\"}`: the new name, as at registration"),
+    responses(
+        (status = 200, description = "Settings", body = Envelope<Settings>),
+        (status = 400, description = "VALIDATION_ERROR: `name`, or a missing or malformed X-Organization-ID"),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+        (status = 404, description = "NOT_FOUND: not a member of that organization"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn rename(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    body: JsonBody<RegisterRequest>,
+) -> Result<Json<Envelope<Settings>>, ApiError> {
+    auth.require(Role::Admin)?;
+    let name = body.parse()?.into_name();
+    app.store.rename_organization(auth.org, &name).await?;
+    settings(State(app), ctx, auth).await
 }
 
 /// The caller's interface language.

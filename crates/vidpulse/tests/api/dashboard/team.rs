@@ -369,3 +369,63 @@ async fn admins_set_roles_only_owners_touch_owners_and_an_admin_remains(
     assert_nested_error(&stranger, 404, "NOT_FOUND");
     assert_eq!(role_of("ed@example.com").await.as_deref(), Some("admin"));
 }
+
+#[rstest]
+#[tokio::test]
+async fn admins_rename_the_organization(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    use reqwest::Method;
+    use vidpulse_domain::identity::Role;
+    let app = TestApp::spawn(backend).await;
+    let (admin, _) = member(&app, "admin@example.com").await;
+    let (viewer, viewer_id) = member(&app, "vi@example.com").await;
+    let a = register(&app, &admin, &json!({"name": "Acme"})).await;
+    let org = a.body["data"]["organization_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let org_id = vidpulse_domain::OrgId(org.parse().unwrap());
+    app.store
+        .add_member(org_id, viewer_id, Role::Viewer, app.clock.now())
+        .await
+        .unwrap();
+    let rename = |token: &str, body: serde_json::Value| {
+        let (token, org, app) = (token.to_owned(), org.clone(), &app);
+        async move {
+            call(
+                app,
+                Method::PUT,
+                "/organizations/settings",
+                &token,
+                Some(&org),
+                Some(&body),
+            )
+            .await
+        }
+    };
+    let by_viewer = rename(&viewer, json!({"name": "Mine"})).await;
+    assert_nested_error(&by_viewer, 403, "INSUFFICIENT_PERMISSIONS");
+    for body in [
+        json!({"name": "  "}),
+        json!({"name": 7}),
+        json!({}),
+        json!({"name": "x".repeat(201)}),
+    ] {
+        let bad = rename(&admin, body.clone()).await;
+        assert_nested_error(&bad, 400, "VALIDATION_ERROR");
+    }
+    let done = rename(&admin, json!({"name": "  Acme Studio "})).await;
+    assert_eq!(done.status, 200, "{:?}", done.body);
+    assert_eq!(done.body["data"]["name"], "Acme Studio");
+    let listed = call(
+        &app,
+        Method::GET,
+        "/organizations/list",
+        &viewer,
+        None,
+        None,
+    )
+    .await;
+    assert_eq!(listed.body["data"][0]["name"], "Acme Studio");
+}
