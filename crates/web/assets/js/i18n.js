@@ -1,5 +1,5 @@
 // Message catalogs and formatting for the user's language.
-// Every visible string comes from assets/i18n/<lang>.json through t('key').
+// Every visible string comes from assets/i18n/<lang>.json through t(), keyed.
 
 const SUPPORTED = ['en', 'de'];
 let messages = {};
