@@ -27,6 +27,12 @@ pub enum ErrorCode {
     InvalidToken,
     /// A token's e-mail address belongs to another identity.
     IdentityConflict,
+    /// Signing in with an unknown address or a wrong password.
+    InvalidCredentials,
+    /// A state-changing request of a session without its CSRF token.
+    CsrfFailed,
+    /// Setting a first password for an address that has one.
+    PasswordAlreadySet,
     /// Removing the last admin of an organization.
     LastAdmin,
     /// The request took longer than the server allows.
@@ -85,6 +91,9 @@ impl ErrorCode {
             ErrorCode::InvalidApiKey => "INVALID_API_KEY",
             ErrorCode::InvalidToken => "INVALID_TOKEN",
             ErrorCode::IdentityConflict => "IDENTITY_CONFLICT",
+            ErrorCode::InvalidCredentials => "INVALID_CREDENTIALS",
+            ErrorCode::CsrfFailed => "CSRF_FAILED",
+            ErrorCode::PasswordAlreadySet => "PASSWORD_ALREADY_SET",
             ErrorCode::LastAdmin => "LAST_ADMIN",
             ErrorCode::RequestTimeout => "REQUEST_TIMEOUT",
             ErrorCode::InviteExpired => "INVITE_EXPIRED",

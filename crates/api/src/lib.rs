@@ -21,6 +21,7 @@ pub mod openapi;
 pub mod rate_limit;
 pub mod record_cache;
 mod router;
+pub mod sign_in;
 pub mod state;
 pub mod usage;
 pub mod v1;

@@ -101,11 +101,6 @@ impl Mailer {
 
     /// Sends an invitation; the error says why it could not be sent.
     pub async fn send_invitation(&self, mail: &InvitationMail<'_>) -> Result<(), String> {
-        let from = self.from.clone()?;
-        let to: Mailbox = mail
-            .to
-            .parse()
-            .map_err(|e| format!("not a deliverable address: {e}"))?;
         let body = format!(
             "You are invited to join {org} on vidpulse as {role}.\n\n\
              Open {url}/invitations/{id} and sign in with this address to accept \
@@ -116,10 +111,47 @@ impl Mailer {
             id = mail.invite_id,
             expires = mail.expires_at.format("%Y-%m-%d %H:%M UTC"),
         );
+        self.send(
+            mail.to,
+            format!("Join {} on vidpulse", mail.organization),
+            body,
+        )
+        .await
+    }
+
+    /// The address of the page where the holder of `token` sets a password.
+    pub fn password_link(&self, token: &str) -> String {
+        format!("{}/set-password?token={token}", self.dashboard_url)
+    }
+
+    /// Sends `to` a link that sets their password (a forgotten one).
+    pub async fn send_password_link(
+        &self,
+        to: &str,
+        token: &str,
+        expires_at: DateTime<Utc>,
+    ) -> Result<(), String> {
+        let body = format!(
+            "Someone asked to set a new password for this address on vidpulse.\n\n\
+             Open {link} to choose one; the link works once, until {expires}.\n\
+             If it was not you, ignore this message: your password stays as it is.\n",
+            link = self.password_link(token),
+            expires = expires_at.format("%Y-%m-%d %H:%M UTC"),
+        );
+        self.send(to, "Set your vidpulse password".to_owned(), body)
+            .await
+    }
+
+    /// Sends a plain-text message.
+    async fn send(&self, to: &str, subject: String, body: String) -> Result<(), String> {
+        let from = self.from.clone()?;
+        let to: Mailbox = to
+            .parse()
+            .map_err(|e| format!("not a deliverable address: {e}"))?;
         let message = Message::builder()
             .from(from)
             .to(to)
-            .subject(format!("Join {} on vidpulse", mail.organization))
+            .subject(subject)
             .header(ContentType::TEXT_PLAIN)
             .body(body)
             .map_err(|e| format!("cannot build the message: {e}"))?;

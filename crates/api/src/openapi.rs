@@ -11,7 +11,7 @@ use utoipa::{Modify, OpenApi};
 #[openapi(
     info(
         title = "vidpulse",
-        description = "Tracks how influencer videos and creators perform on TikTok, Instagram and YouTube.\n\nThe public API (`/v1`) authenticates with `Authorization: Bearer <API key>`; the dashboard API (root paths) with `Authorization: Bearer <JWT>`.",
+        description = "Tracks how influencer videos and creators perform on TikTok, Instagram and YouTube.\n\nThe public API (`/v1`) authenticates with `Authorization: Bearer <API key>`; the dashboard API (root paths) with `Authorization: Bearer <JWT>`, or with the web app's session cookie (`/auth/sign-in`) plus `X-CSRF-Token` on state-changing requests.",
     ),
     modifiers(&SecuritySchemes),
     tags(
@@ -20,7 +20,8 @@ use utoipa::{Modify, OpenApi};
         (name = "trends", description = "Trend search"),
         (name = "creators", description = "Creator tracking jobs and lookup"),
         (name = "analytics", description = "Campaign totals and daily increments"),
-        (name = "dashboard", description = "Dashboard API: organizations and team (JWT)"),
+        (name = "dashboard", description = "Dashboard API: organizations and team (JWT, or a web-app session)"),
+        (name = "sign-in", description = "Web-app sign-in: passwords and sessions (the `vidpulse_session` cookie; state-changing requests also send `X-CSRF-Token`)"),
     )
 )]
 pub struct ApiDoc;

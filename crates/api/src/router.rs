@@ -14,7 +14,7 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::error::{ApiError, ErrorCode};
 use crate::openapi::ApiDoc;
 use crate::state::AppState;
-use crate::{dashboard, health, metrics, middleware, v1};
+use crate::{dashboard, health, metrics, middleware, sign_in, v1};
 
 /// Largest request body accepted; larger answers 413 `PAYLOAD_TOO_LARGE`.
 pub const BODY_LIMIT: usize = 1024 * 1024;
@@ -49,6 +49,7 @@ fn routes_and_document() -> (Router<AppState>, utoipa::openapi::OpenApi) {
     let (api, mut doc) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .merge(v1::router())
         .merge(dashboard::router())
+        .merge(sign_in::router())
         .split_for_parts();
     crate::openapi::describe_errors(&mut doc);
     (api, doc)

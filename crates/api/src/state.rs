@@ -15,6 +15,7 @@ use crate::files::{FileStore, LocalFiles};
 use crate::mail::{MailConfig, Mailer};
 use crate::rate_limit::{RateLimitConfig, RateLimits};
 use crate::record_cache::RecordCache;
+use crate::sign_in::{Passwords, SignInThrottle};
 use crate::usage::UsageRecorder;
 
 /// Settings of the HTTP layer.
@@ -137,6 +138,10 @@ pub struct SharedState {
     pub files: Arc<dyn FileStore>,
     /// Video histories recently answered.
     pub records: RecordCache,
+    /// Hashes and verifies web-app passwords.
+    pub passwords: Passwords,
+    /// Per-address budgets of sign-in attempts and password links.
+    pub sign_ins: SignInThrottle,
 }
 
 impl AppState {
@@ -164,6 +169,8 @@ impl AppState {
             resolver,
             refresh_wake,
             jobs_wake: Arc::new(Notify::new()),
+            passwords: Passwords::default(),
+            sign_ins: SignInThrottle::default(),
         }))
     }
 }

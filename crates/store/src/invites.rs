@@ -89,6 +89,21 @@ pub trait InviteStore {
     /// marked first).
     async fn pending_invitations(&self, org: OrgId, now: DateTime<Utc>) -> Result<i64, StoreError>;
 
+    /// The invitations of `org` still open to an answer (pending and not
+    /// expired at `now`), soonest to lapse first.
+    async fn open_invitations(
+        &self,
+        org: OrgId,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<Invitation>, StoreError>;
+
+    /// Invitation `id` when it is still open to an answer at `now`.
+    async fn open_invitation(
+        &self,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Invitation>, StoreError>;
+
     /// Accepts invitation `id` for the user `user` whose address is `email`.
     async fn accept_invitation(
         &self,
@@ -111,6 +126,22 @@ pub trait InviteStore {
 /// passed as expired.
 const EXPIRE_LAPSED: &str = "UPDATE invitations SET status = 'expired'
      WHERE organization_id = $1 AND status = 'pending' AND expires_at <= $2";
+
+/// An open invitation's columns: id, organization, e-mail, role, expiry.
+type InvitationRow = (Uuid, Uuid, String, String, DateTime<Utc>);
+
+const OPEN_INVITATION_COLUMNS: &str = "SELECT id, organization_id, email, role, expires_at
+     FROM invitations WHERE status = 'pending' AND expires_at > $2";
+
+fn invitation((id, org, email, role, expires_at): InvitationRow) -> Result<Invitation, StoreError> {
+    Ok(Invitation {
+        id,
+        organization_id: OrgId(org),
+        email,
+        role: crate::users::parse_role(&role)?,
+        expires_at,
+    })
+}
 
 /// Marks invitation `id` as expired.
 async fn expire<D: Dialect>(conn: &mut Conn<D>, id: Uuid) -> Result<(), StoreError> {
@@ -211,6 +242,36 @@ impl<D: Dialect> InviteStore for SqlStore<D> {
         .await?;
         tx.commit().await?;
         Ok(n)
+    }
+
+    async fn open_invitations(
+        &self,
+        org: OrgId,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<Invitation>, StoreError> {
+        let sql = format!(
+            "{OPEN_INVITATION_COLUMNS} AND organization_id = $1 ORDER BY expires_at, email_lower"
+        );
+        let rows: Vec<InvitationRow> = D::query(sqlx::AssertSqlSafe(sql))
+            .bind(org.0)
+            .bind(now)
+            .fetch_all(&mut *self.read().await?)
+            .await?;
+        rows.into_iter().map(invitation).collect()
+    }
+
+    async fn open_invitation(
+        &self,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Invitation>, StoreError> {
+        let sql = format!("{OPEN_INVITATION_COLUMNS} AND id = $1");
+        let row: Option<InvitationRow> = D::query(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .bind(now)
+            .fetch_optional(&mut *self.read().await?)
+            .await?;
+        row.map(invitation).transpose()
     }
 
     async fn accept_invitation(

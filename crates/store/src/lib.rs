@@ -24,6 +24,7 @@ mod postgres;
 pub mod refresh;
 mod rollup;
 mod rows;
+pub mod sessions;
 mod sql;
 mod sqlite;
 #[cfg(feature = "testing")]
@@ -49,6 +50,7 @@ pub use invites::{AcceptOutcome, DeclineOutcome, Invitation, InviteResult, Invit
 pub use ops::{Housekeeping, OpsStore, QueueStats};
 pub use orgs::{ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization};
 pub use refresh::{CatalogMeta, DueVideo, RefreshOutcome, RefreshStore, RefreshWrite};
+pub use sessions::{NewSession, Session, SessionStore};
 pub use usage::{UsageDay, UsageDelta, UsageStore};
 pub use users::{Member, Membership, OrgSettings, RemoveMember, User, UserStore};
 pub use videos::{
@@ -115,6 +117,7 @@ pub trait Store:
     + InviteStore
     + BloggerStore
     + OpsStore
+    + SessionStore
     + Send
     + Sync
     + std::fmt::Debug

@@ -29,6 +29,7 @@ use vidpulse_domain::names::EmailAddress;
 use vidpulse_store::{Store, StoreError, User};
 
 use crate::error::{ApiError, ErrorCode};
+use crate::sign_in::session::SessionAuth;
 use crate::state::AppState;
 
 /// Clock skew tolerated on `exp`, in seconds.
@@ -408,6 +409,11 @@ impl FromRequestParts<AppState> for UserAuth {
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
         let Some(value) = parts.headers.get(header::AUTHORIZATION) else {
+            // The web app's session stands in for the token.
+            if SessionAuth::offered(parts) {
+                let session = SessionAuth::from_request_parts(parts, app).await?;
+                return Ok(Self { user: session.user });
+            }
             return Err(ApiError::new(
                 axum::http::StatusCode::UNAUTHORIZED,
                 ErrorCode::MissingAuth,

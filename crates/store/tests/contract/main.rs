@@ -14,6 +14,7 @@ mod orgs;
 mod record_stamps;
 mod records;
 mod refresh;
+mod sessions;
 mod usage;
 mod users;
 mod videos;
