@@ -226,6 +226,20 @@ fn both_catalogs_have_the_same_keys_and_every_key_used_exists() {
     assert!(used.len() > 100, "only {} keys found in the JS", used.len());
     let missing: Vec<_> = used.iter().filter(|(_, key)| !en.contains(key)).collect();
     assert!(missing.is_empty(), "keys used but not in the catalogs: {missing:?}");
+    // Any other string literal shaped like a key of a catalog's namespace
+    // (`'nav.videos'` kept in a table, say) must be a key too.
+    let namespaces: BTreeSet<&str> = en.iter().filter_map(|k| k.split_once('.')).map(|(ns, _)| ns).collect();
+    for path in Assets::iter().filter(|p| p.ends_with(".js")) {
+        let text = String::from_utf8(Assets::get(&path).unwrap().data.into_owned()).unwrap();
+        for literal in text.split('\'').skip(1).step_by(2) {
+            let Some((ns, rest)) = literal.split_once('.') else { continue };
+            let shaped = !rest.is_empty()
+                && rest.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+            if shaped && namespaces.contains(ns) {
+                assert!(en.contains(literal), "{path}: '{literal}' is not in the catalogs");
+            }
+        }
+    }
     // data-i18n attributes of the page are keys too.
     let index = String::from_utf8(Assets::get("index.html").unwrap().data.into_owned()).unwrap();
     for part in index.split("data-i18n=\"").skip(1) {

@@ -144,7 +144,9 @@ export async function loadOrganizations() {
   session.organizations = list || [];
   const remembered = rememberedOrg();
   const found = session.organizations.find((o) => o.id === remembered);
-  session.org = found ? found.id : session.organizations[0]?.id || null;
+  const chosen = found ? found.id : session.organizations[0]?.id || null;
+  if (chosen) setOrg(chosen);
+  else session.org = null;
   return session.organizations;
 }
 

@@ -18,13 +18,14 @@ const ROUTES = [
   { path: /^\/usage$/, page: 'usage', nav: 'usage' },
 ];
 
-const NAV = [
-  ['videos', '/videos', 'nav.videos'],
-  ['campaigns', '/campaigns', 'nav.campaigns'],
-  ['creators', '/creators', 'nav.creators'],
-  ['team', '/team', 'nav.team'],
-  ['settings', '/settings', 'nav.settings'],
-  ['usage', '/usage', 'nav.usage'],
+/** The navigation: [key, path, label]. */
+const nav = () => [
+  ['videos', '/videos', t('nav.videos')],
+  ['campaigns', '/campaigns', t('nav.campaigns')],
+  ['creators', '/creators', t('nav.creators')],
+  ['team', '/team', t('nav.team')],
+  ['settings', '/settings', t('nav.settings')],
+  ['usage', '/usage', t('nav.usage')],
 ];
 
 const PAGES = {
@@ -106,21 +107,21 @@ function renderHeader(active) {
     h('span', { 'aria-hidden': 'true' }, '☰ '),
     t('nav.menu'),
   );
-  const nav = h(
+  const navEl = h(
     'nav',
     { id: navId, class: 'nav', 'aria-label': t('nav.label') },
     h(
       'ul',
       null,
-      NAV.map(([key, href, label]) =>
-        h('li', null, h('a', { href, 'aria-current': key === active ? 'page' : null }, t(label))),
+      nav().map(([key, href, label]) =>
+        h('li', null, h('a', { href, 'aria-current': key === active ? 'page' : null }, label)),
       ),
     ),
   );
   toggle.addEventListener('click', () => {
     const open = toggle.getAttribute('aria-expanded') !== 'true';
     toggle.setAttribute('aria-expanded', String(open));
-    nav.classList.toggle('open', open);
+    navEl.classList.toggle('open', open);
   });
 
   let orgControl;
@@ -175,7 +176,7 @@ function renderHeader(active) {
       h('a', { href: '/videos', class: 'brand' }, h('img', { src: '/assets/favicon.svg', alt: '', width: 24, height: 24 }), 'vidpulse'),
       orgControl,
       toggle,
-      nav,
+      navEl,
       menu,
     ),
   );
