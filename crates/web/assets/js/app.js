@@ -160,7 +160,13 @@ function renderHeader(active) {
   const menu = h(
     'details',
     { class: 'user-menu' },
-    h('summary', { 'aria-label': t('header.user_menu') }, h('span', { class: 'avatar', 'aria-hidden': 'true' }, (session.user.email || '?')[0].toUpperCase()), h('span', { class: 'user-email' }, session.user.email)),
+    h(
+      'summary',
+      null,
+      h('span', { class: 'avatar', 'aria-hidden': 'true' }, (session.user.email || '?')[0].toUpperCase()),
+      h('span', { class: 'user-email' }, session.user.email),
+      h('span', { class: 'visually-hidden' }, ` ${t('header.user_menu')}`),
+    ),
     h(
       'div',
       { class: 'menu-panel' },

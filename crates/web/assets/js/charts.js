@@ -1,6 +1,6 @@
 // Inline SVG charts: a bar chart of daily gains and a line chart of counters
 // over time. Each has a <title> and <desc>; pages put a table beside it.
-import { num, shortDate, dateTime } from './i18n.js';
+import { num, shortDate, dateTime, t } from './i18n.js';
 import { nextId } from './dom.js';
 
 const NS = 'http://www.w3.org/2000/svg';
@@ -93,7 +93,7 @@ export function barChart({ title, description, points }) {
   });
   svg.append(bars);
   xLabels(svg, points, (_, i) => PAD.left + band * i + band / 2, (p) => shortDate(p.date));
-  if (!points.length) svg.append(s('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', class: 'chart-empty' }, '–'));
+  if (!points.length) svg.append(s('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', class: 'chart-empty' }, t('chart.no_data')));
   return svg;
 }
 
@@ -131,7 +131,7 @@ export function lineChart({ title, description, points }) {
     const labels = first === last ? [first] : [first, known[Math.floor(known.length / 2)], last];
     xLabels(svg, labels, (p) => scaleX(p.at), (p) => shortDate(p.at));
   } else {
-    svg.append(s('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', class: 'chart-empty' }, '–'));
+    svg.append(s('text', { x: W / 2, y: H / 2, 'text-anchor': 'middle', class: 'chart-empty' }, t('chart.no_data')));
   }
   return svg;
 }

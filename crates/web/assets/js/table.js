@@ -46,7 +46,7 @@ export function dataTable({ caption, columns, rows, csvName, empty, sort, rowAtt
   }
   const captionEl = h('caption', { class: hideCaption ? 'visually-hidden' : null }, caption);
   const table = h('table', { class: 'table' }, captionEl, h('thead', null, headRow), body);
-  const wrap = h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption }, table);
+  const wrap = h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': t('table.region', { caption }) }, table);
   const tools = h('div', { class: 'table-tools' });
   if (csvName) tools.append(csvButton(table, csvName, caption));
   return h('div', { class: 'table-block' }, tools, wrap);
