@@ -25,13 +25,22 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             // One clear line, not clap's usage block: a script reads it.
+            // The message's first paragraph, joined (a missing argument is
+            // named on the line after the first).
             let rendered = e.render().to_string();
+            let line = rendered
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join(" ");
             eprintln!(
                 "{}",
-                rendered
-                    .lines()
-                    .next()
-                    .unwrap_or("error: invalid arguments")
+                if line.is_empty() {
+                    "error: invalid arguments"
+                } else {
+                    &line
+                }
             );
             return ExitCode::from(2);
         }
@@ -107,6 +116,25 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                     &email,
                     sub.as_deref(),
                     ttl_secs,
+                    now,
+                )
+                .await
+                .and_then(|o| print_json(&o)),
+                AdminCommand::CreateUser {
+                    email,
+                    org,
+                    role,
+                    app_url,
+                    link_hours,
+                } => admin::create_user(
+                    &store,
+                    admin::NewUser {
+                        email: &email,
+                        org: org.as_deref(),
+                        role,
+                        app_url: &app_url,
+                        link_hours,
+                    },
                     now,
                 )
                 .await

@@ -34,6 +34,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(invite))
         .routes(routes!(pending_count))
+        .routes(routes!(open_invitations))
         .routes(routes!(accept))
         .routes(routes!(decline))
 }
@@ -302,6 +303,56 @@ async fn pending_count(
         .pending_invitations(auth.org, app.clock.now())
         .await?;
     Ok(ok(PendingCount { count }, Meta::of(&ctx)))
+}
+
+/// An invitation still open to an answer.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OpenInvitation {
+    /// Its id.
+    pub invite_id: Uuid,
+    /// The invited address.
+    pub email: String,
+    /// The role it grants.
+    pub role: String,
+    /// Always `pending`.
+    pub status: String,
+    /// When it lapses.
+    pub expires_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// The invitations sent, not answered and not expired, soonest to lapse
+/// first. Admins and owners (the list shows who was invited).
+#[utoipa::path(
+    get, path = "/organizations/team/invites", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    responses(
+        (status = 200, description = "Open invitations", body = Envelope<Vec<OpenInvitation>>),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+        (status = 404, description = "NOT_FOUND: not a member of that organization"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn open_invitations(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+) -> Result<Json<Envelope<Vec<OpenInvitation>>>, ApiError> {
+    auth.require(Role::Admin)?;
+    let items = app
+        .store
+        .open_invitations(auth.org, app.clock.now())
+        .await?
+        .into_iter()
+        .map(|i| OpenInvitation {
+            invite_id: i.id,
+            email: i.email,
+            role: i.role.as_str().to_owned(),
+            status: "pending".to_owned(),
+            expires_at: i.expires_at,
+        })
+        .collect();
+    Ok(ok(items, Meta::of(&ctx)))
 }
 
 fn not_found() -> ApiError {

@@ -18,6 +18,7 @@ pub mod settings;
 pub mod stats;
 pub mod tags;
 pub mod team;
+pub mod videos;
 
 /// Every dashboard route.
 pub fn router() -> OpenApiRouter<AppState> {
@@ -33,6 +34,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(tags::router())
         .merge(creator_profiles::router())
         .merge(api_keys::router())
+        .merge(videos::router())
 }
 
 #[cfg(test)]
@@ -74,7 +76,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(bodies, 19, "JSON request bodies of the dashboard API");
+        assert_eq!(bodies, 21, "JSON request bodies of the dashboard API");
         for name in ["InviteEntry", "InvitableRole"] {
             assert!(schemas.contains_key(name), "{name} is not registered");
         }

@@ -35,6 +35,8 @@ pub struct MemberItem {
     pub id: Uuid,
     /// E-mail address.
     pub email: String,
+    /// Their role: `viewer`, `editor`, `admin` or `owner`.
+    pub role: String,
 }
 
 /// A confirmation.
@@ -86,6 +88,7 @@ async fn members(
         .map(|m| MemberItem {
             id: m.user_id.0,
             email: m.email,
+            role: m.role.as_str().to_owned(),
         })
         .collect();
     Ok(ok(items, Meta::of(&ctx)))

@@ -9,6 +9,8 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
+use vidpulse_domain::OrgId;
+
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
@@ -82,13 +84,18 @@ async fn usage(
     ctx: RequestContext,
     auth: ApiKeyAuth,
 ) -> Result<Json<Envelope<UsageReport>>, ApiError> {
-    // This node's pending counts first, so the report includes them.
+    Ok(ok(usage_report(&app, auth.org.id).await?, Meta::of(&ctx)))
+}
+
+/// Organization `org`'s usage over the last 30 days, this node's pending
+/// counts included.
+pub(crate) async fn usage_report(app: &AppState, org: OrgId) -> Result<UsageReport, ApiError> {
     if let Err(e) = app.usage.flush().await {
         tracing::warn!(error = %e, "usage flush before report failed");
     }
     let today = app.clock.now().date_naive();
     let since = today - Duration::days(USAGE_DAYS - 1);
-    let days = app.store.usage_history(auth.org.id, since).await?;
+    let days = app.store.usage_history(org, since).await?;
     let summary = UsageSummary {
         total_requests_30_days: days.iter().map(|d| d.total_requests).sum(),
         total_credits_30_days: days.iter().map(|d| d.credits_used).sum(),
@@ -96,7 +103,7 @@ async fn usage(
     let usage_history = days
         .into_iter()
         .map(|d| UsageEntry {
-            organization_id: auth.org.id.0,
+            organization_id: org.0,
             created_at: rfc3339(d.day.and_time(NaiveTime::MIN).and_utc()),
             total_requests: d.total_requests,
             successful_requests: d.successful_requests,
@@ -106,11 +113,8 @@ async fn usage(
             unique_api_keys: d.unique_api_keys,
         })
         .collect();
-    Ok(ok(
-        UsageReport {
-            usage_history,
-            summary,
-        },
-        Meta::of(&ctx),
-    ))
+    Ok(UsageReport {
+        usage_history,
+        summary,
+    })
 }

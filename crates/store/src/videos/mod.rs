@@ -344,12 +344,13 @@ pub trait VideoStore {
         lookup: &VideoLookup,
     ) -> Result<Option<RecordStamp>, StoreError>;
 
-    /// Applies a validated PATCH to the organization's video with that
-    /// external id, in one transaction; `None` when there is no such video.
+    /// Applies a validated PATCH to the organization's video `video` names
+    /// (by external id: the most recently tracked one), in one transaction;
+    /// `None` when there is no such video.
     async fn patch_video(
         &self,
         org: OrgId,
-        external_id: &str,
+        video: &VideoLookup,
         patch: &VideoPatch,
         now: DateTime<Utc>,
     ) -> Result<Option<PatchOutcome>, StoreError>;

@@ -138,20 +138,30 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
     async fn patch_video(
         &self,
         org: OrgId,
-        external_id: &str,
+        video: &VideoLookup,
         patch: &VideoPatch,
         now: DateTime<Utc>,
     ) -> Result<Option<PatchOutcome>, StoreError> {
         let mut tx = self.write_tx().await?;
-        let Some((video_id, catalog_id)): Option<(Uuid, i64)> = D::query(
-            "SELECT tv.id, tv.platform_video_id FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
-             WHERE tv.organization_id = $1 AND pv.external_id = $2
-             ORDER BY tv.created_at DESC LIMIT 1",
-        )
-        .bind(org.0)
-        .bind(external_id)
-        .fetch_optional(&mut *tx)
-        .await?
+        let find = match video {
+            VideoLookup::Id(id) => D::query(
+                "SELECT tv.id, tv.platform_video_id, pv.external_id
+                 FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+                 WHERE tv.organization_id = $1 AND tv.id = $2",
+            )
+            .bind(org.0)
+            .bind(id.0),
+            VideoLookup::ExternalId(external_id) => D::query(
+                "SELECT tv.id, tv.platform_video_id, pv.external_id
+                 FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+                 WHERE tv.organization_id = $1 AND pv.external_id = $2
+                 ORDER BY tv.created_at DESC LIMIT 1",
+            )
+            .bind(org.0)
+            .bind(external_id.as_str()),
+        };
+        let Some((video_id, catalog_id, external_id)): Option<(Uuid, i64, String)> =
+            find.fetch_optional(&mut *tx).await?
         else {
             return Ok(None);
         };
@@ -200,7 +210,7 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
         tx.commit().await?;
         Ok(Some(PatchOutcome {
             video_id: VideoId(video_id),
-            external_id: external_id.to_owned(),
+            external_id,
             updated_fields: patch.written_columns(),
             tags,
         }))

@@ -7,6 +7,7 @@ use vidpulse_domain::analytics::{
     AnalyticsQuery, DateRange, DayClose, GroupBy, Metrics, video_increments, video_total,
 };
 use vidpulse_domain::{Counters, OrgId, Plan, Platform};
+use vidpulse_store::VideoLookup;
 use vidpulse_store::{AnalyticsRow, Backend, ImportRow, Store};
 
 use crate::{org, store};
@@ -372,7 +373,12 @@ async fn the_rollup_follows_every_write_and_answers_like_the_per_video_path(
         ..VideoPatch::default()
     };
     store
-        .patch_video(a, "vid00000001", &patch, start)
+        .patch_video(
+            a,
+            &VideoLookup::ExternalId("vid00000001".into()),
+            &patch,
+            start,
+        )
         .await
         .unwrap()
         .unwrap();

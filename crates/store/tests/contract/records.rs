@@ -74,7 +74,7 @@ async fn patch(
     now: DateTime<Utc>,
 ) {
     store
-        .patch_video(org, VIDEO, patch, now)
+        .patch_video(org, &VideoLookup::ExternalId(VIDEO.into()), patch, now)
         .await
         .unwrap()
         .unwrap();

@@ -302,7 +302,12 @@ async fn patching_metadata_and_tags(
     }))
     .unwrap();
     let out = store
-        .patch_video(a, "vid00000001", &patch, t0())
+        .patch_video(
+            a,
+            &VideoLookup::ExternalId("vid00000001".into()),
+            &patch,
+            t0(),
+        )
         .await
         .unwrap()
         .unwrap();
@@ -345,7 +350,12 @@ async fn patching_metadata_and_tags(
     // Tags are additive and matched ignoring case; they are per organization.
     let patch = VideoPatch::parse(&json!({"tags": ["FOOD", "Beach"]})).unwrap();
     let out = store
-        .patch_video(a, "vid00000001", &patch, t0())
+        .patch_video(
+            a,
+            &VideoLookup::ExternalId("vid00000001".into()),
+            &patch,
+            t0(),
+        )
         .await
         .unwrap()
         .unwrap();
@@ -362,7 +372,7 @@ async fn patching_metadata_and_tags(
     let out = store
         .patch_video(
             a,
-            "vid00000002",
+            &VideoLookup::ExternalId("vid00000002".into()),
             &VideoPatch::parse(&json!({"tags": ["beach"]})).unwrap(),
             t0(),
         )
@@ -377,7 +387,12 @@ async fn patching_metadata_and_tags(
         VideoPatch::parse(&json!({"notes": "", "budget": null, "campaign": "", "ecpm": null}))
             .unwrap();
     store
-        .patch_video(a, "vid00000001", &patch, t0())
+        .patch_video(
+            a,
+            &VideoLookup::ExternalId("vid00000001".into()),
+            &patch,
+            t0(),
+        )
         .await
         .unwrap()
         .unwrap();
@@ -396,14 +411,19 @@ async fn patching_metadata_and_tags(
     let patch = VideoPatch::parse(&json!({"notes": "x"})).unwrap();
     assert!(
         store
-            .patch_video(b, "vid00000001", &patch, t0())
+            .patch_video(
+                b,
+                &VideoLookup::ExternalId("vid00000001".into()),
+                &patch,
+                t0()
+            )
             .await
             .unwrap()
             .is_none()
     );
     assert!(
         store
-            .patch_video(a, "nope", &patch, t0())
+            .patch_video(a, &VideoLookup::ExternalId("nope".into()), &patch, t0())
             .await
             .unwrap()
             .is_none()

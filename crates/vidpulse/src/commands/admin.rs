@@ -1,4 +1,5 @@
-//! `vidpulse admin ...`: organizations, plans, API keys and dashboard tokens.
+//! `vidpulse admin ...`: organizations, plans, web-app users, API keys and
+//! dashboard tokens.
 
 use std::sync::Arc;
 
@@ -7,9 +8,10 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use uuid::Uuid;
 use vidpulse_api::dashboard::identity::{Identity, IdentityConfig};
-use vidpulse_domain::identity::dev_subject;
+use vidpulse_api::sign_in::session::{new_token, token_hash};
+use vidpulse_domain::identity::{Role, dev_subject};
 use vidpulse_domain::names::EmailAddress;
-use vidpulse_domain::{OrgId, Plan, api_key};
+use vidpulse_domain::{OrgId, Plan, UserId, api_key};
 use vidpulse_store::{NewApiKey, NewOrganization, Store};
 
 /// Longest organization or key name.
@@ -97,6 +99,103 @@ pub async fn create_org(
         name: org.name,
         plan: org.plan,
     })
+}
+
+/// What `admin create-user` is asked.
+#[derive(Debug, Clone)]
+pub struct NewUser<'a> {
+    /// The address.
+    pub email: &'a str,
+    /// An organization id, or the name of a new organization.
+    pub org: Option<&'a str>,
+    /// The role there (default: owner of a new organization, viewer of an
+    /// existing one).
+    pub role: Option<Role>,
+    /// The web app's address.
+    pub app_url: &'a str,
+    /// Hours the link works.
+    pub link_hours: u32,
+}
+
+/// What `admin create-user` prints.
+#[derive(Debug, Serialize)]
+pub struct CreatedUser {
+    /// The user's id.
+    pub user_id: Uuid,
+    /// Their address.
+    pub email: String,
+    /// The organization they were added to, if any.
+    pub organization_id: Option<Uuid>,
+    /// Their role there.
+    pub role: Option<&'static str>,
+    /// Open it to set the password: it works once, until `expires_at`.
+    pub set_password_url: String,
+    /// When the link stops working (RFC 3339).
+    pub expires_at: String,
+}
+
+/// Creates (or finds) the user with `new.email`, adds them to an
+/// organization when asked, and makes a one-time link to set their password.
+pub async fn create_user(
+    store: &Arc<dyn Store>,
+    new: NewUser<'_>,
+    now: DateTime<Utc>,
+) -> anyhow::Result<CreatedUser> {
+    let Ok(address) = EmailAddress::parse(new.email) else {
+        bail!("--email {:?} is not an e-mail address", new.email.trim());
+    };
+    let membership = match new.org.map(str::trim) {
+        None => None,
+        Some(org) => match Uuid::parse_str(org) {
+            Ok(id) => {
+                if store.organization(OrgId(id)).await?.is_none() {
+                    bail!("organization {id} not found");
+                }
+                Some((OrgId(id), new.role.unwrap_or(Role::Viewer)))
+            }
+            Err(_) => {
+                let created = create_org(store, org, Plan::Free, None, now).await?;
+                Some((
+                    OrgId(created.organization_id),
+                    new.role.unwrap_or(Role::Owner),
+                ))
+            }
+        },
+    };
+    let user = store.user_by_email(address.as_str(), now).await?;
+    if let Some((org, role)) = membership {
+        add_or_keep(store, org, user.id, role, now).await?;
+    }
+    let token = new_token();
+    let expires_at = now + chrono::Duration::hours(i64::from(new.link_hours));
+    store
+        .create_password_link(user.id, &token_hash(&token), now, expires_at)
+        .await?;
+    Ok(CreatedUser {
+        user_id: user.id.0,
+        email: user.email,
+        organization_id: membership.map(|(org, _)| org.0),
+        role: membership.map(|(_, role)| role.as_str()),
+        set_password_url: format!(
+            "{}/set-password?token={token}",
+            new.app_url.trim().trim_end_matches('/')
+        ),
+        expires_at: expires_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+    })
+}
+
+/// Adds `user` to `org` as `role`; a member already keeps their role.
+async fn add_or_keep(
+    store: &Arc<dyn Store>,
+    org: OrgId,
+    user: UserId,
+    role: Role,
+    now: DateTime<Utc>,
+) -> anyhow::Result<()> {
+    if !store.add_member(org, user, role, now).await? {
+        tracing::warn!(org = %org.0, "already a member: the role is left as it is");
+    }
+    Ok(())
 }
 
 /// Changes an organization's plan and overrides.

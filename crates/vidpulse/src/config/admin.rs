@@ -1,11 +1,12 @@
-//! The administrative commands: organizations, plans, API keys, dashboard
-//! tokens and statistics imports.
+//! The administrative commands: organizations, plans, web-app users, API
+//! keys, dashboard tokens and statistics imports.
 
 use std::path::PathBuf;
 
 use clap::Subcommand;
 use uuid::Uuid;
 use vidpulse_domain::Plan;
+use vidpulse_domain::identity::Role;
 
 use super::serve::IdentityArgs;
 
@@ -66,6 +67,32 @@ pub enum AdminCommand {
         #[command(flatten)]
         identity: IdentityArgs,
     },
+    /// Create a web-app user (or find the one with this address) and print a
+    /// one-time link that sets their password (also how an operator resets one).
+    CreateUser {
+        /// The user's e-mail address.
+        #[arg(long)]
+        email: String,
+        /// An organization's id to add the user to, or the name of a new
+        /// organization to create for them.
+        #[arg(long = "org", value_name = "ORG_ID_OR_NAME")]
+        org: Option<String>,
+        /// Their role there: viewer, editor, admin or owner (default: owner
+        /// of a new organization, viewer of an existing one).
+        #[arg(long, value_parser = parse_role, requires = "org")]
+        role: Option<Role>,
+        /// The web app's address, for the link.
+        #[arg(
+            long,
+            env = "VIDPULSE_DASHBOARD_URL",
+            default_value = "http://127.0.0.1:8080"
+        )]
+        app_url: String,
+        /// Hours the link works (1 to 720).
+        #[arg(long, default_value_t = 72,
+              value_parser = clap::value_parser!(u32).range(1..=720))]
+        link_hours: u32,
+    },
     /// Create an API key; the key is shown once and stored only as a hash.
     CreateApiKey {
         /// The organization's id.
@@ -75,6 +102,10 @@ pub enum AdminCommand {
         #[arg(long)]
         name: Option<String>,
     },
+}
+
+fn parse_role(s: &str) -> Result<Role, String> {
+    Role::parse(s).ok_or_else(|| format!("`{s}` is not a role: viewer, editor, admin or owner"))
 }
 
 fn parse_plan(s: &str) -> Result<Plan, String> {

@@ -513,3 +513,81 @@ async fn issue_token_signs_with_the_stored_secret_and_rejects_mistakes(
         one_line_error(&vidpulse(&db, args));
     }
 }
+
+#[rstest::rstest]
+#[tokio::test]
+async fn create_user_prints_a_one_time_link(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (db, _dir) = TestDb::create(backend).await.unwrap();
+    json_out(&vidpulse(&db, &["migrate"]));
+    let first = json_out(&vidpulse(
+        &db,
+        &[
+            "admin",
+            "create-user",
+            "--email",
+            "Owner@Example.com",
+            "--org",
+            "Acme",
+            "--role",
+            "owner",
+            "--app-url",
+            "https://vidpulse.example/",
+        ],
+    ));
+    assert_eq!(first["email"], "Owner@Example.com");
+    assert_eq!(first["role"], "owner");
+    let url = first["set_password_url"].as_str().unwrap();
+    let token = url
+        .strip_prefix("https://vidpulse.example/set-password?token=")
+        .unwrap();
+    assert_eq!(token.len(), 64);
+    // Again for an existing organization, and the same address: the same
+    // user, a new link, the role they have kept.
+    let org = first["organization_id"].as_str().unwrap();
+    let again = json_out(&vidpulse(
+        &db,
+        &[
+            "admin",
+            "create-user",
+            "--email",
+            "owner@example.com",
+            "--org",
+            org,
+        ],
+    ));
+    assert_eq!(again["user_id"], first["user_id"]);
+    assert_ne!(again["set_password_url"], first["set_password_url"]);
+    // Without an organization: a user of none yet.
+    let alone = json_out(&vidpulse(
+        &db,
+        &["admin", "create-user", "--email", "kim@example.com"],
+    ));
+    assert_eq!(alone["organization_id"], Value::Null);
+
+    for (args, says) in [
+        (vec!["--email", "not-an-address"], "not an e-mail address"),
+        (vec!["--email", "a@b.example", "--role", "owner"], "--org"),
+        (
+            vec!["--email", "a@b.example", "--org", org, "--role", "boss"],
+            "not a role",
+        ),
+        (
+            vec![
+                "--email",
+                "a@b.example",
+                "--org",
+                "00000000-0000-0000-0000-000000000000",
+            ],
+            "not found",
+        ),
+    ] {
+        let mut full = vec!["admin", "create-user"];
+        full.extend(args);
+        let out = vidpulse(&db, &full);
+        assert!(!out.status.success(), "{full:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "{full:?}: {stderr}");
+    }
+}

@@ -21,6 +21,7 @@ mod processes;
 mod reads;
 mod refresh;
 mod requests;
+mod sign_in;
 mod simulated;
 mod stats;
 mod track;

@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::json;
 use utoipa::ToSchema;
 use uuid::Uuid;
+use vidpulse_domain::OrgId;
 use vidpulse_store::{CreatorJob, JOB_TIMEOUT, JobStatus};
 
 use crate::auth::ApiKeyAuth;
@@ -166,11 +167,25 @@ pub(super) async fn job(
     PathParam(job_id): PathParam,
 ) -> Result<Json<Envelope<JobView>>, ApiError> {
     app.limits.check_job_status(auth.key_id).await?;
+    Ok(ok(
+        job_view(&app, auth.org.id, &job_id).await?,
+        Meta::of(&ctx),
+    ))
+}
+
+/// Organization `org`'s creator job `job_id` as it stands: 404 for an
+/// unknown job (or another organization's), 410 `JOB_TIMEOUT` for one the
+/// timeout sweep closed.
+pub(crate) async fn job_view(
+    app: &AppState,
+    org: OrgId,
+    job_id: &str,
+) -> Result<JobView, ApiError> {
     let not_found = || ApiError::not_found("Job not found");
-    let id = Uuid::parse_str(&job_id).map_err(|_| not_found())?;
+    let id = Uuid::parse_str(job_id).map_err(|_| not_found())?;
     let job = app
         .store
-        .creator_job(auth.org.id, id)
+        .creator_job(org, id)
         .await?
         .ok_or_else(not_found)?;
     if job.error_code.as_deref() == Some(JOB_TIMEOUT) {
@@ -182,5 +197,5 @@ pub(super) async fn job(
         )
         .with_details(json!({ "job_id": id })));
     }
-    Ok(ok(JobView::of(job, app.clock.now()), Meta::of(&ctx)))
+    Ok(JobView::of(job, app.clock.now()))
 }

@@ -23,6 +23,7 @@ mod job;
 mod lookup;
 mod track;
 
+pub(crate) use job::job_view;
 pub use job::{JobError, JobResult, JobView};
 pub use lookup::{BloggerData, BloggerView, LookupParams};
 pub use track::{CreatorTrackRequest, JobAccepted, Polling};

@@ -7,7 +7,7 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::{IntoParams, ToSchema};
-use vidpulse_domain::Platform;
+use vidpulse_domain::{OrgId, Platform};
 use vidpulse_store::{ListQuery, SortKey, SortOrder, VideoState};
 
 use crate::auth::ApiKeyAuth;
@@ -193,13 +193,20 @@ pub(super) async fn list_stats(
     let q = q.map_err(|e| {
         ApiError::invalid_parameter(e.message.clone()).with_details(json!({ "parameter": e.field }))
     })?;
-    let query = q.parse()?.into_query();
-    let page = app
-        .store
-        .list_videos(auth.org.id, &query, app.clock.now())
-        .await?;
+    let data = list_page(&app, auth.org.id, &q).await?;
+    Ok(ok(data, Meta::of(&ctx)))
+}
+
+/// A page of the organization's videos, as `params` asks.
+pub(crate) async fn list_page(
+    app: &AppState,
+    org: OrgId,
+    params: &Query<ListParams>,
+) -> Result<VideoPage, ApiError> {
+    let query = params.parse()?.into_query();
+    let page = app.store.list_videos(org, &query, app.clock.now()).await?;
     let has_more = query.offset.saturating_add(page.items.len() as i64) < page.total;
-    let data = VideoPage {
+    Ok(VideoPage {
         data: page.items.into_iter().map(VideoView::from).collect(),
         pagination: Pagination {
             total: page.total,
@@ -207,6 +214,5 @@ pub(super) async fn list_stats(
             offset: query.offset,
             has_more,
         },
-    };
-    Ok(ok(data, Meta::of(&ctx)))
+    })
 }

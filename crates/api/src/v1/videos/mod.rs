@@ -20,9 +20,13 @@ mod patch;
 mod read;
 mod track;
 
+pub(crate) use list::list_page;
 pub use list::{ListParams, Pagination, VideoPage};
+pub(crate) use patch::apply_patch;
 pub use patch::{PatchRequest, PatchResult, TagsResultView};
 pub use read::OneVideo;
+pub(crate) use read::read_video;
+pub(crate) use track::track_urls;
 pub use track::{MAX_URLS, TrackData, TrackRequest, TrackResult};
 
 /// The video routes.

@@ -8,7 +8,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
+use vidpulse_domain::OrgId;
 use vidpulse_domain::patch::{TAGS_MAX, VideoPatch, VideoStatus, WorkflowStatus, sent};
+
+use vidpulse_store::VideoLookup;
 
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
@@ -140,7 +143,6 @@ pub(super) async fn patch_by_external_id(
     path: Result<PathParam, ApiError>,
     body: Result<JsonBody<PatchRequest>, ApiError>,
 ) -> Result<Json<Envelope<PatchResult>>, ApiError> {
-    auth.require_paid_plan(&app.config.upgrade_url)?;
     let not_found = || {
         ApiError::new(
             StatusCode::NOT_FOUND,
@@ -148,16 +150,39 @@ pub(super) async fn patch_by_external_id(
             "Video not found",
         )
     };
+    auth.require_paid_plan(&app.config.upgrade_url)?;
     let PathParam(external_id) = path.map_err(|_| not_found())?;
+    let data = apply_patch(
+        &app,
+        auth.org.id,
+        &VideoLookup::ExternalId(external_id),
+        body,
+    )
+    .await?
+    .ok_or_else(not_found)?;
+    Ok(ok(data, Meta::of(&ctx)))
+}
+
+/// Applies the PATCH in `body` to the organization's video `video` names
+/// (the plan checked by the caller); what was written, `None` when there is
+/// no such video.
+pub(crate) async fn apply_patch(
+    app: &AppState,
+    org: OrgId,
+    video: &VideoLookup,
+    body: Result<JsonBody<PatchRequest>, ApiError>,
+) -> Result<Option<PatchResult>, ApiError> {
     let patch = VideoPatch::from(body?.parse()?)
         .checked()
         .map_err(|e| ApiError::validation(&e.field, e.message))?;
-    let out = app
+    let Some(out) = app
         .store
-        .patch_video(auth.org.id, &external_id, &patch, app.clock.now())
+        .patch_video(org, video, &patch, app.clock.now())
         .await?
-        .ok_or_else(not_found)?;
-    let data = PatchResult {
+    else {
+        return Ok(None);
+    };
+    Ok(Some(PatchResult {
         video_id: out.video_id.0,
         external_video_id: out.external_id,
         updated_fields: out.updated_fields,
@@ -166,6 +191,5 @@ pub(super) async fn patch_by_external_id(
             created: t.created,
             total: t.total,
         }),
-    };
-    Ok(ok(data, Meta::of(&ctx)))
+    }))
 }

@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
-use vidpulse_domain::VideoId;
+use vidpulse_domain::{OrgId, VideoId};
 use vidpulse_store::{VideoLookup, VideoRecord};
 
 use crate::auth::ApiKeyAuth;
@@ -32,7 +32,7 @@ pub struct OneVideo {
     pub data: VideoView,
 }
 
-fn video_not_found() -> ApiError {
+pub(crate) fn video_not_found() -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
         ErrorCode::NotFound,
@@ -46,14 +46,13 @@ fn video_not_found() -> ApiError {
 /// finds the record's stamp unchanged, the kept answer goes out with this
 /// request's `meta`, gzip-compressed when the client accepts gzip;
 /// otherwise the record is read whole, answered and kept.
-async fn read_video(
+pub(crate) async fn read_video(
     app: &AppState,
     ctx: &RequestContext,
-    auth: &ApiKeyAuth,
+    org: OrgId,
     headers: &HeaderMap,
     lookup: VideoLookup,
 ) -> Result<Response, ApiError> {
-    let org = auth.org.id;
     let now = app.clock.now();
     let gzip = accepts_gzip(headers);
     let mut closing = serde_json::to_vec(&Meta::of(ctx)).map_err(|e| ApiError::internal(&e))?;
@@ -160,7 +159,14 @@ pub(super) async fn by_id(
         .ok()
         .and_then(|PathParam(p)| Uuid::parse_str(&p).ok())
         .ok_or_else(video_not_found)?;
-    read_video(&app, &ctx, &auth, &headers, VideoLookup::Id(VideoId(id))).await
+    read_video(
+        &app,
+        &ctx,
+        auth.org.id,
+        &headers,
+        VideoLookup::Id(VideoId(id)),
+    )
+    .await
 }
 
 /// Read one tracked video by the platform's id (the most recently tracked
@@ -183,5 +189,12 @@ pub(super) async fn by_external_id(
     path: Result<PathParam, ApiError>,
 ) -> Result<Response, ApiError> {
     let PathParam(id) = path.map_err(|_| video_not_found())?;
-    read_video(&app, &ctx, &auth, &headers, VideoLookup::ExternalId(id)).await
+    read_video(
+        &app,
+        &ctx,
+        auth.org.id,
+        &headers,
+        VideoLookup::ExternalId(id),
+    )
+    .await
 }

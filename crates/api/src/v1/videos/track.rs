@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 use uuid::Uuid;
-use vidpulse_domain::{ParsedUrl, Platform, VideoRef, parse_video_url};
+use vidpulse_domain::{ApiKeyId, OrgId, ParsedUrl, Platform, VideoRef, parse_video_url};
 use vidpulse_store::{TrackBatch, TrackOutcome};
 
 use crate::auth::ApiKeyAuth;
@@ -29,7 +29,7 @@ const RESOLVE_CONCURRENCY: usize = 8;
 pub struct TrackRequest {
     /// 1 to 50 video URLs (TikTok, Instagram or YouTube, short links included).
     #[schema(value_type = Vec<String>)]
-    urls: List<String, 1, MAX_URLS>,
+    pub(crate) urls: List<String, 1, MAX_URLS>,
 }
 
 impl Refusals for TrackRequest {
@@ -104,7 +104,19 @@ pub(super) async fn track(
 ) -> Result<Json<Envelope<TrackData>>, ApiError> {
     let List(urls) = body.parse()?.urls;
     app.limits.check_track(auth.key_id, urls.len()).await?;
+    track_urls(&app, &ctx, auth.org.id, Some(auth.key_id), urls).await
+}
 
+/// Tracks `urls` for organization `org` (with the API key `key`, when one
+/// made the request): each URL's outcome in order, the credits charged and
+/// the summary in `meta`.
+pub(crate) async fn track_urls(
+    app: &AppState,
+    ctx: &RequestContext,
+    org: OrgId,
+    key: Option<ApiKeyId>,
+    urls: Vec<String>,
+) -> Result<Json<Envelope<TrackData>>, ApiError> {
     // Parse every URL, then resolve short links a few at a time.
     let parsed: Vec<Result<VideoRef, (Option<Platform>, String)>> =
         futures::stream::iter(urls.clone())
@@ -123,8 +135,8 @@ pub(super) async fn track(
         Vec::new()
     } else {
         let batch = TrackBatch {
-            organization_id: auth.org.id,
-            api_key_id: Some(auth.key_id),
+            organization_id: org,
+            api_key_id: key,
             request_id: ctx.id.clone(),
             now: app.clock.now(),
             window: app.config.tracking_window,
@@ -210,7 +222,7 @@ pub(super) async fn track(
     }
     // What the store charged, in the transaction that tracked.
     let credits = charged;
-    let mut meta = Meta::of(&ctx).with_credits(credits);
+    let mut meta = Meta::of(ctx).with_credits(credits);
     meta.summary = Some(summary);
     Ok(ok(TrackData { results }, meta))
 }

@@ -8,6 +8,7 @@ mod logo;
 mod organizations;
 mod stats;
 mod team;
+mod videos;
 
 use serde_json::{Value, json};
 use vidpulse_api::dashboard::identity::IdentityConfig;

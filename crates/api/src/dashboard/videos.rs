@@ -1,0 +1,218 @@
+//! The organization's videos in the dashboard API (docs/api.md, "In the
+//! dashboard"): the listing, tracking links, the single read, the PATCH, the
+//! usage report and creator jobs, each with the rules, limits and credits
+//! of its public counterpart, for a signed-in member instead of an API key.
+//! Errors come in the nested envelope.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::Response;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use uuid::Uuid;
+use vidpulse_domain::VideoId;
+use vidpulse_domain::identity::Role;
+use vidpulse_store::VideoLookup;
+
+use crate::auth::require_paid_plan;
+use crate::dashboard::access::OrgAuth;
+use crate::envelope::{Envelope, Meta, ok};
+use crate::error::ApiError;
+use crate::extract::{JsonBody, PathParam, Query};
+use crate::input::List;
+use crate::middleware::RequestContext;
+use crate::state::AppState;
+use crate::v1::account::{UsageReport, usage_report};
+use crate::v1::bloggers::{JobView, job_view};
+use crate::v1::videos::{
+    ListParams, OneVideo, PatchRequest, PatchResult, TrackData, TrackRequest, VideoPage,
+    apply_patch, list_page, read_video, track_urls,
+};
+
+/// The dashboard's video, usage and job routes.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(track))
+        .routes(routes!(read, patch))
+        .routes(routes!(usage))
+        .routes(routes!(job))
+}
+
+fn not_found() -> ApiError {
+    ApiError::not_found("Video not found")
+}
+
+/// The video a path names: a UUID, or nothing (404 like an unknown video).
+fn video_of(path: Result<PathParam, ApiError>) -> Result<VideoLookup, ApiError> {
+    path.ok()
+        .and_then(|PathParam(p)| Uuid::parse_str(&p).ok())
+        .map(|id| VideoLookup::Id(VideoId(id)))
+        .ok_or_else(not_found)
+}
+
+/// The organization's tracked videos with their latest statistics: the
+/// parameters and answer of `GET /v1/videos/stats`. Any member.
+#[utoipa::path(
+    get, path = "/dashboard/videos", tag = "dashboard",
+    params(ListParams, ("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    responses(
+        (status = 200, description = "A page of videos", body = Envelope<VideoPage>),
+        (status = 400, description = "INVALID_PARAMETER"),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 404, description = "NOT_FOUND: not a member of that organization"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn list(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    q: Result<Query<ListParams>, ApiError>,
+) -> Result<Json<Envelope<VideoPage>>, ApiError> {
+    let q = q.map_err(|e| {
+        ApiError::invalid_parameter(e.message.clone())
+            .with_details(serde_json::json!({ "parameter": e.field }))
+    })?;
+    Ok(ok(list_page(&app, auth.org, &q).await?, Meta::of(&ctx)))
+}
+
+/// Tracks 1 to 50 links: the body, answer, quota and credits of
+/// `POST /v1/videos/track`. Editors and above.
+#[utoipa::path(
+    post, path = "/dashboard/videos/track", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    request_body(content = TrackRequest, description = "`{\"urls\": [\"https://...\"]}`"),
+    responses(
+        (status = 200, description = "Per-URL results", body = Envelope<TrackData>),
+        (status = 400, description = "VALIDATION_ERROR"),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS, or SUBSCRIPTION_LIMIT: the tracked-video quota would be exceeded"),
+        (status = 404, description = "NOT_FOUND: not a member of that organization"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn track(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    body: JsonBody<TrackRequest>,
+) -> Result<Json<Envelope<TrackData>>, ApiError> {
+    auth.require(Role::Editor)?;
+    let List(urls) = body.parse()?.urls;
+    track_urls(&app, &ctx, auth.org, None, urls).await
+}
+
+/// One tracked video with its statistics history: the answer of
+/// `GET /v1/videos/by-id/{video_id}`. Any member.
+#[utoipa::path(
+    get, path = "/dashboard/videos/{id}", tag = "dashboard",
+    params(
+        ("id" = String, Path, description = "The video's UUID"),
+        ("X-Organization-ID" = Uuid, Header, description = "The organization"),
+    ),
+    responses(
+        (status = 200, description = "The video", body = Envelope<OneVideo>),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 404, description = "NOT_FOUND"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn read(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    headers: HeaderMap,
+    path: Result<PathParam, ApiError>,
+) -> Result<Response, ApiError> {
+    let video = video_of(path)?;
+    read_video(&app, &ctx, auth.org, &headers, video)
+        .await
+        .map_err(|e| if e.status == 404 { not_found() } else { e })
+}
+
+/// Edits a video's notes, budget, campaign, statuses, eCPM and tags: the
+/// body, rules and answer of the public PATCH (a paid plan). Editors and above.
+#[utoipa::path(
+    patch, path = "/dashboard/videos/{id}", tag = "dashboard",
+    params(
+        ("id" = String, Path, description = "The video's UUID"),
+        ("X-Organization-ID" = Uuid, Header, description = "The organization"),
+    ),
+    request_body = PatchRequest,
+    responses(
+        (status = 200, description = "What was written", body = Envelope<PatchResult>),
+        (status = 400, description = "VALIDATION_ERROR with `field`"),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 402, description = "PAID_PLAN_REQUIRED with `upgrade_url`"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+        (status = 404, description = "NOT_FOUND"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn patch(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    path: Result<PathParam, ApiError>,
+    body: Result<JsonBody<PatchRequest>, ApiError>,
+) -> Result<Json<Envelope<PatchResult>>, ApiError> {
+    auth.require(Role::Editor)?;
+    let org = app
+        .store
+        .organization(auth.org)
+        .await?
+        .ok_or_else(not_found)?;
+    require_paid_plan(org.plan, &app.config.upgrade_url)?;
+    let video = video_of(path)?;
+    let data = apply_patch(&app, auth.org, &video, body)
+        .await?
+        .ok_or_else(not_found)?;
+    Ok(ok(data, Meta::of(&ctx)))
+}
+
+/// The organization's requests and credits per day over the last 30 days:
+/// the answer of `GET /v1/account/usage`. Any member.
+#[utoipa::path(
+    get, path = "/dashboard/usage", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    responses(
+        (status = 200, description = "Daily usage", body = Envelope<UsageReport>),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 404, description = "NOT_FOUND: not a member of that organization"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn usage(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+) -> Result<Json<Envelope<UsageReport>>, ApiError> {
+    Ok(ok(usage_report(&app, auth.org).await?, Meta::of(&ctx)))
+}
+
+/// A creator job (from `POST /blogger/add`): the answer of
+/// `GET /v1/bloggers/jobs/{job_id}`. Any member.
+#[utoipa::path(
+    get, path = "/blogger/jobs/{job_id}", tag = "dashboard",
+    params(
+        ("job_id" = String, Path, description = "The job id"),
+        ("X-Organization-ID" = Uuid, Header, description = "The organization"),
+    ),
+    responses(
+        (status = 200, description = "The job", body = Envelope<JobView>),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 404, description = "NOT_FOUND"),
+        (status = 410, description = "JOB_TIMEOUT"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn job(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    PathParam(job_id): PathParam,
+) -> Result<Json<Envelope<JobView>>, ApiError> {
+    Ok(ok(job_view(&app, auth.org, &job_id).await?, Meta::of(&ctx)))
+}

@@ -1,0 +1,268 @@
+//! The dashboard's videos, usage and creator jobs: the public endpoints'
+//! rules and answers, for signed-in members by role, in the nested envelope.
+
+use reqwest::Method;
+use rstest::rstest;
+use serde_json::json;
+use vidpulse_domain::{Clock, Plan};
+use vidpulse_store::Backend;
+
+use super::{call, member, team};
+use crate::helpers::{TestApp, assert_nested_error, youtube};
+
+#[rstest]
+#[tokio::test]
+async fn members_list_track_read_and_edit_videos_as_the_public_api_does(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let t = team(&app).await;
+    let org = Some(t.org.as_str());
+    let links = json!({"urls": [youtube(1), youtube(2), "https://example.com/x"]});
+
+    // Viewers read; tracking is for editors, and a refused track writes nothing.
+    let refused = call(
+        &app,
+        Method::POST,
+        "/dashboard/videos/track",
+        &t.viewer,
+        org,
+        Some(&links),
+    )
+    .await;
+    assert_nested_error(&refused, 403, "INSUFFICIENT_PERMISSIONS");
+    let empty = call(&app, Method::GET, "/dashboard/videos", &t.viewer, org, None).await;
+    assert_eq!(
+        empty.body["data"]["pagination"]["total"], 0,
+        "{:?}",
+        empty.body
+    );
+
+    let tracked = call(
+        &app,
+        Method::POST,
+        "/dashboard/videos/track",
+        &t.editor,
+        org,
+        Some(&links),
+    )
+    .await;
+    assert_eq!(tracked.status, 200, "{:?}", tracked.body);
+    let results = tracked.body["data"]["results"].as_array().unwrap();
+    let statuses: Vec<&str> = results
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["tracked", "tracked", "error"]);
+    assert_eq!(tracked.body["meta"]["credits_used"], 60);
+    assert_eq!(tracked.body["meta"]["summary"]["errors"], 1);
+    let again = call(
+        &app,
+        Method::POST,
+        "/dashboard/videos/track",
+        &t.editor,
+        org,
+        Some(&json!({"urls": [youtube(1)]})),
+    )
+    .await;
+    assert_eq!(
+        again.body["data"]["results"][0]["status"],
+        "already_tracked"
+    );
+    assert_eq!(again.body["meta"]["credits_used"], 0);
+    for body in [json!({"urls": []}), json!({"urls": "x"}), json!({})] {
+        let bad = call(
+            &app,
+            Method::POST,
+            "/dashboard/videos/track",
+            &t.editor,
+            org,
+            Some(&body),
+        )
+        .await;
+        assert_nested_error(&bad, 400, "VALIDATION_ERROR");
+    }
+    app.run_worker_until_idle().await;
+
+    // The listing answers what the public listing answers.
+    let listed = call(
+        &app,
+        Method::GET,
+        "/dashboard/videos?sort=views&limit=1",
+        &t.viewer,
+        org,
+        None,
+    )
+    .await;
+    assert_eq!(listed.status, 200, "{:?}", listed.body);
+    let public = app
+        .get("/v1/videos/stats?sort=views&limit=1", Some(&t.key))
+        .await;
+    assert_eq!(listed.body["data"], public.body["data"]);
+    let bad_sort = call(
+        &app,
+        Method::GET,
+        "/dashboard/videos?sort=nope",
+        &t.viewer,
+        org,
+        None,
+    )
+    .await;
+    assert_nested_error(&bad_sort, 400, "INVALID_PARAMETER");
+
+    // One video, by id.
+    let id = results[0]["video_id"].as_str().unwrap();
+    let one = call(
+        &app,
+        Method::GET,
+        &format!("/dashboard/videos/{id}"),
+        &t.viewer,
+        org,
+        None,
+    )
+    .await;
+    assert_eq!(one.status, 200, "{:?}", one.body);
+    assert_eq!(one.body["data"]["data"]["video_id"], id);
+    assert!(one.body["data"]["data"]["stats"]["views"].is_object());
+    for unknown in [uuid::Uuid::new_v4().to_string(), "nope".to_owned()] {
+        let a = call(
+            &app,
+            Method::GET,
+            &format!("/dashboard/videos/{unknown}"),
+            &t.viewer,
+            org,
+            None,
+        )
+        .await;
+        assert_nested_error(&a, 404, "NOT_FOUND");
+    }
+
+    // Edits: editors, on a paid plan, with the PATCH's rules.
+    let path = format!("/dashboard/videos/{id}");
+    let edit = json!({"campaign": "Spring", "budget": 500, "tags": ["beach"]});
+    let viewer = call(&app, Method::PATCH, &path, &t.viewer, org, Some(&edit)).await;
+    assert_nested_error(&viewer, 403, "INSUFFICIENT_PERMISSIONS");
+    let bad = call(
+        &app,
+        Method::PATCH,
+        &path,
+        &t.editor,
+        org,
+        Some(&json!({"budget": -1})),
+    )
+    .await;
+    assert_nested_error(&bad, 400, "VALIDATION_ERROR");
+    assert_eq!(bad.body["error"]["field"], "budget");
+    let done = call(&app, Method::PATCH, &path, &t.editor, org, Some(&edit)).await;
+    assert_eq!(done.status, 200, "{:?}", done.body);
+    assert_eq!(
+        done.body["data"]["tags_result"]["created"],
+        json!(["beach"])
+    );
+    let read = call(&app, Method::GET, &path, &t.viewer, org, None).await;
+    assert_eq!(read.body["data"]["data"]["campaign"], "Spring");
+    assert_eq!(read.body["data"]["data"]["budget"], 500);
+    let missing = call(
+        &app,
+        Method::PATCH,
+        &format!("/dashboard/videos/{}", uuid::Uuid::new_v4()),
+        &t.editor,
+        org,
+        Some(&edit),
+    )
+    .await;
+    assert_nested_error(&missing, 404, "NOT_FOUND");
+
+    // Usage, and a job that does not exist.
+    let usage = call(&app, Method::GET, "/dashboard/usage", &t.viewer, org, None).await;
+    assert_eq!(usage.status, 200, "{:?}", usage.body);
+    assert!(usage.body["data"]["usage_history"].is_array());
+    let job = call(
+        &app,
+        Method::GET,
+        &format!("/blogger/jobs/{}", uuid::Uuid::new_v4()),
+        &t.viewer,
+        org,
+        None,
+    )
+    .await;
+    assert_nested_error(&job, 404, "NOT_FOUND");
+}
+
+#[rstest]
+#[tokio::test]
+async fn another_organization_sees_none_of_it_and_the_free_plan_cannot_edit(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let t = team(&app).await;
+    let org = Some(t.org.as_str());
+    let tracked = call(
+        &app,
+        Method::POST,
+        "/dashboard/videos/track",
+        &t.editor,
+        org,
+        Some(&json!({"urls": [youtube(7)]})),
+    )
+    .await;
+    let id = tracked.body["data"]["results"][0]["video_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // An outsider, with their own free organization.
+    let (free_org, _) = app.org_with_key(Plan::Free).await;
+    let (outsider, outsider_id) = member(&app, "out@example.com").await;
+    app.store
+        .add_member(
+            vidpulse_domain::OrgId(free_org),
+            outsider_id,
+            vidpulse_domain::identity::Role::Owner,
+            app.clock.now(),
+        )
+        .await
+        .unwrap();
+    let theirs = Some(t.org.as_str());
+    let denied = call(
+        &app,
+        Method::GET,
+        "/dashboard/videos",
+        &outsider,
+        theirs,
+        None,
+    )
+    .await;
+    assert_nested_error(&denied, 404, "NOT_FOUND");
+    let own = free_org.to_string();
+    let not_there = call(
+        &app,
+        Method::GET,
+        &format!("/dashboard/videos/{id}"),
+        &outsider,
+        Some(&own),
+        None,
+    )
+    .await;
+    assert_nested_error(&not_there, 404, "NOT_FOUND");
+    let free = call(
+        &app,
+        Method::PATCH,
+        &format!("/dashboard/videos/{id}"),
+        &outsider,
+        Some(&own),
+        Some(&json!({"notes": "x"})),
+    )
+    .await;
+    assert_nested_error(&free, 402, "PAID_PLAN_REQUIRED");
+    let no_header = call(
+        &app,
+        Method::GET,
+        "/dashboard/videos",
+        &t.viewer,
+        None,
+        None,
+    )
+    .await;
+    assert_nested_error(&no_header, 400, "VALIDATION_ERROR");
+}
