@@ -249,7 +249,7 @@ try {
     const r = await fetch(`${base}/auth/forgot-password`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: OWNER }) });
     expect(r.status === 202, `forgot-password answered ${r.status}`);
   }
-  const printed = created && created.match(/\S*\/set-password\?token=[^\s"]+/);
+  const printed = created && created.match(/(?:https?:\/\/[^\s"]*)?\/set-password\?token=[^\s"]+/);
   const link = printed ? printed[0] : await linkFromOutbox('/set-password?token=', OWNER);
   expect(link, `no set-password link:\n${created}`);
   setPasswordLink = link.startsWith('http') ? `${base}${new URL(link).pathname}${new URL(link).search}` : `${base}${link}`;
@@ -422,7 +422,7 @@ try {
     await page.getByRole('button', { name: 'Add tags' }).click();
     await waitFor('three results', async () => (await page.locator('.bulk-log li.ok').count()) === 3);
     await settled();
-    const campaigns = await page.locator('table.table tbody tr td:nth-child(11)').allTextContents();
+    const campaigns = await page.locator('table.table tbody tr td:nth-child(10)').allTextContents();
     expect(campaigns.length === 3 && campaigns.every((c) => c === 'Summer launch'), `campaigns: ${campaigns}`);
   });
 
@@ -538,7 +538,7 @@ try {
     await page.getByRole('button', { name: 'Accept invitation' }).click();
     await page.getByText('Welcome to Acme!').waitFor();
     await visit('/videos');
-    expect((await page.locator('a.title-link').count()) === 3, 'the new member sees the videos');
+    expect((await page.locator('a.title-link').count()) >= 3, 'the new member sees the videos');
     await context.clearCookies();
     await context.addCookies(saved);
     await page.evaluate((id) => localStorage.setItem('vidpulse.organization', id), orgId);

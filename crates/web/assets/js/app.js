@@ -203,6 +203,7 @@ async function doSignOut() {
 export async function render() {
   const seq = ++renderSeq;
   const { pathname, search } = location;
+  window.dispatchEvent(new Event('vidpulse:rendered'));
   if (pathname === '/') {
     history.replaceState(null, '', session.user ? '/videos' : '/sign-in');
     return render();
@@ -240,6 +241,7 @@ function onLinkClick(event) {
   if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   const a = event.target.closest('a');
   if (!a || a.target || a.hasAttribute('download') || a.origin !== location.origin) return;
+  if ((a.getAttribute('href') || '').startsWith('#')) return;
   if (!match(a.pathname)) return;
   event.preventDefault();
   const menu = document.querySelector('.nav.open');
@@ -265,7 +267,17 @@ async function start() {
   }
   translateStatic();
   document.addEventListener('click', onLinkClick);
-  window.addEventListener('popstate', () => render());
+  // Back and forward re-render; a jump to an anchor (the skip link) does not.
+  let shown = location.pathname + location.search;
+  window.addEventListener('popstate', () => {
+    const now = location.pathname + location.search;
+    if (now === shown) return;
+    shown = now;
+    render();
+  });
+  window.addEventListener('vidpulse:rendered', () => {
+    shown = location.pathname + location.search;
+  });
   await render();
 }
 

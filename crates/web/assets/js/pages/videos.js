@@ -2,7 +2,7 @@
 // over a period), the paste box that tracks links, bulk campaign and tags.
 import { get, post, patch, can } from '../api.js';
 import { h, clear, field, select, errorBox, errorText, busy, pageHeader, section, nextId } from '../dom.js';
-import { t, num, gain, date } from '../i18n.js';
+import { t, num, gain } from '../i18n.js';
 import { dataTable } from '../table.js';
 import { platformLabel, PLATFORMS, trackingStatusLabel, TRACKING_STATES, trackOutcomeLabel } from '../labels.js';
 import { gainOver } from '../stats.js';
@@ -133,7 +133,8 @@ function trackBox(onTracked) {
   return form;
 }
 
-function bulkBar(selected, rowsById, onDone) {
+function bulkBar(selected, onDone) {
+  let rowsById = new Map();
   const campaign = h('input', { type: 'text', id: 'bulk-campaign', maxlength: 200 });
   const tags = h('input', { type: 'text', id: 'bulk-tags' });
   const setCampaign = h('button', { type: 'button', class: 'btn' }, t('videos.bulk_set_campaign'));
@@ -180,6 +181,9 @@ function bulkBar(selected, rowsById, onDone) {
     }
     run(addTags, { tags: names }, t('videos.bulk_tags_done', { tags: names.join(', ') }));
   });
+  const setRows = (rows) => {
+    rowsById = rows;
+  };
   refresh();
   const bar = h(
     'div',
@@ -189,7 +193,7 @@ function bulkBar(selected, rowsById, onDone) {
     h('div', { class: 'bulk-controls' }, field(t('videos.bulk_tags'), tags, t('videos.bulk_tags_hint')), addTags),
     log,
   );
-  return { bar, refresh };
+  return { bar, refresh, setRows };
 }
 
 export default async function videos(main, params, query, ctx) {
@@ -233,7 +237,7 @@ export default async function videos(main, params, query, ctx) {
   const pageSize = select(PAGE_SIZES.map((n) => [n, String(n)]), state.limit, { id: 'video-limit' });
   const filters = h(
     'form',
-    { class: 'filters', role: 'search', 'aria-label': t('videos.filters') },
+    { class: 'filters video-filters', role: 'search', 'aria-label': t('videos.filters') },
     field(t('videos.search'), search),
     field(t('filter.platform'), platform),
     field(t('filter.status'), status),
@@ -269,6 +273,7 @@ export default async function videos(main, params, query, ctx) {
   main.append(section(t('videos.list_title'), filters, listSlot));
 
   const selected = new Set();
+  const bulk = editor ? bulkBar(selected, () => load()) : null;
   let loadSeq = 0;
 
   async function load() {
@@ -293,14 +298,24 @@ export default async function videos(main, params, query, ctx) {
       return;
     }
     if (seq !== loadSeq || !ctx.isCurrent()) return;
-    const rows = (page.data || []).map((v) => ({ ...v, gain: gainOver(v.stats, 'views', state.period) }));
+    let rows = (page.data || []).map((v) => ({ ...v, gain: gainOver(v.stats, 'views', state.period) }));
+    // A server that does not search titles answers every video: the search
+    // then narrows this page only, and says so.
+    let pageOnly = false;
+    if (state.q) {
+      const needle = state.q.toLowerCase();
+      const matching = rows.filter((r) => (r.title || '').toLowerCase().includes(needle));
+      pageOnly = matching.length !== rows.length;
+      rows = matching;
+    }
     if (state.sort === 'gain') {
       const dir = state.order === 'asc' ? 1 : -1;
       rows.sort((a, b) => ((a.gain ?? -Infinity) - (b.gain ?? -Infinity)) * dir);
     }
     const rowsById = new Map(rows.map((r) => [r.video_id, r]));
     for (const id of [...selected]) if (!rowsById.has(id)) selected.delete(id);
-    const { bar, refresh } = bulkBar(selected, rowsById, () => load());
+    const refresh = bulk ? bulk.refresh : () => {};
+    if (bulk) bulk.setRows(rowsById);
     const allBox = h('input', { type: 'checkbox', 'aria-label': t('videos.select_all') });
     const boxes = [];
     allBox.addEventListener('change', () => {
@@ -375,7 +390,6 @@ export default async function videos(main, params, query, ctx) {
         label: t('videos.col_status'),
         cell: (r) => h('span', { class: `badge badge-${r.tracking_status}` }, trackingStatusLabel(r.tracking_status)),
       },
-      { key: 'created_at', label: t('videos.col_tracked_since'), sortable: true, cell: (r) => date(r.created_at) },
     );
     const p = page.pagination || { total: rows.length, limit: state.limit, offset: state.offset, has_more: false };
     const prev = h('button', { type: 'button', class: 'btn btn-small', disabled: p.offset === 0 }, t('paging.previous'));
@@ -392,7 +406,8 @@ export default async function videos(main, params, query, ctx) {
     const to = p.offset + rows.length;
     const pagingId = nextId('paging');
     clear(listSlot).append(
-      editor ? bar : null,
+      bulk ? bulk.bar : null,
+      pageOnly ? h('p', { class: 'alert alert-info', role: 'status' }, t('videos.search_page_only')) : null,
       dataTable({
         caption: t('videos.table_caption'),
         hideCaption: true,
