@@ -2,7 +2,7 @@
 // navigation, user menu) and the client-side router (History API).
 import { session, loadSession, loadOrganizations, setOrg, get, put, post } from './api.js';
 import { setLanguage, t, translateStatic, pick, language } from './i18n.js';
-import { h, clear, errorBox, toast, setTitle } from './dom.js';
+import { h, clear, fill, errorBox, toast, setTitle } from './dom.js';
 
 const ROUTES = [
   { path: /^\/sign-in$/, page: 'signin', public: true },
@@ -103,8 +103,8 @@ function renderHeader(active) {
   const navId = 'primary-nav';
   const toggle = h(
     'button',
-    { type: 'button', class: 'nav-toggle', 'aria-expanded': 'false', 'aria-controls': navId },
-    h('span', { 'aria-hidden': 'true' }, '☰ '),
+    { type: 'button', class: 'btn nav-toggle', 'aria-expanded': 'false', 'aria-controls': navId },
+    h('span', { 'aria-hidden': 'true' }, '☰'),
     t('nav.menu'),
   );
   const navEl = h(
@@ -219,7 +219,7 @@ export async function render() {
     return;
   }
   renderHeader(route.nav);
-  clear(main).append(h('p', { class: 'loading' }, t('app.loading')));
+  fill(main, h('p', { class: 'loading' }, t('app.loading')));
   try {
     const mod = await PAGES[route.page]();
     if (seq !== renderSeq) return;
@@ -233,7 +233,7 @@ export async function render() {
     if (seq === renderSeq && title) setTitle(title.textContent);
   } catch (e) {
     if (seq !== renderSeq) return;
-    clear(main).append(h('h1', null, t('error.page_title')), errorBox(e));
+    fill(main, h('h1', null, t('error.page_title')), errorBox(e));
   }
 }
 
@@ -241,7 +241,16 @@ function onLinkClick(event) {
   if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   const a = event.target.closest('a');
   if (!a || a.target || a.hasAttribute('download') || a.origin !== location.origin) return;
-  if ((a.getAttribute('href') || '').startsWith('#')) return;
+  const href = a.getAttribute('href') || '';
+  if (href.startsWith('#')) {
+    // In-page jumps (the skip link) move focus without touching history.
+    const target = document.getElementById(href.slice(1));
+    if (target) {
+      event.preventDefault();
+      target.focus();
+    }
+    return;
+  }
   if (!match(a.pathname)) return;
   event.preventDefault();
   const menu = document.querySelector('.nav.open');
@@ -262,7 +271,7 @@ async function start() {
   } catch (e) {
     await setLanguage(pick(navigator.language));
     translateStatic();
-    clear(main).append(h('h1', null, t('error.page_title')), errorBox(e));
+    fill(main, h('h1', null, t('error.page_title')), errorBox(e));
     return;
   }
   translateStatic();

@@ -35,6 +35,13 @@ export function clear(el) {
   return el;
 }
 
+/** Replaces the children of `el`, leaving out null, undefined and false. */
+export function fill(el, ...children) {
+  clear(el);
+  append(el, children);
+  return el;
+}
+
 let uid = 0;
 export function nextId(prefix = 'f') {
   uid += 1;
@@ -96,7 +103,7 @@ export function toast(text, kind = 'ok') {
 
 /** Shows `e` in `slot` (an element), replacing what was there. */
 export function showError(slot, e) {
-  clear(slot).append(errorBox(e));
+  fill(slot, errorBox(e));
 }
 
 /** Disables a button while `work` runs. */

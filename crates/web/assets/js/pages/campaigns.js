@@ -1,7 +1,7 @@
 // Campaigns: a campaign and a period; totals, gains per day (bar chart and
 // table), per platform and per creator.
 import { get } from '../api.js';
-import { h, clear, field, select, errorBox, busy, pageHeader, section, nextId } from '../dom.js';
+import { h, clear, fill, field, select, errorBox, busy, pageHeader, section, nextId } from '../dom.js';
 import { t, num, date } from '../i18n.js';
 import { dataTable } from '../table.js';
 import { barChart } from '../charts.js';
@@ -136,7 +136,7 @@ export default async function campaigns(main, params, query, ctx) {
           Promise.all(platforms.map((p) => get('/dashboard/stats', { query: { ...scope, platform: p } }).then((s) => ({ platform: p, ...s.total })))),
         ]);
         if (!ctx.isCurrent()) return;
-        clear(results).append(
+        fill(results, 
           h('p', { class: 'subtitle' }, t('campaigns.window', { campaign: state.campaign || t('campaigns.all'), from: date(all.from), to: date(all.to) })),
           h('dl', { class: 'stats', 'aria-label': t('campaigns.totals') }, METRICS.map((m) => h('div', { class: 'stat' }, h('dt', null, metricLabel(m)), h('dd', null, num(all.total[m]))))),
           perDay(all.days || []),
@@ -155,7 +155,7 @@ export default async function campaigns(main, params, query, ctx) {
         results.append(section(t('campaigns.per_creator'), h('p', { class: 'hint' }, t('campaigns.per_creator_hint')), creatorSlot));
         const creators = await perCreator(days, scope, state.platform);
         if (!ctx.isCurrent()) return;
-        clear(creatorSlot).append(
+        fill(creatorSlot, 
           dataTable({
             caption: t('campaigns.per_creator'),
             hideCaption: true,
@@ -170,7 +170,7 @@ export default async function campaigns(main, params, query, ctx) {
           }),
         );
       } catch (e) {
-        if (ctx.isCurrent()) clear(results).append(errorBox(e));
+        if (ctx.isCurrent()) fill(results, errorBox(e));
       }
     });
   }
@@ -184,7 +184,7 @@ function perDay(days) {
     const m = metricSel.value;
     const points = days.map((d) => ({ date: d.date, value: d[m] }));
     const total = points.reduce((a, p) => a + (p.value || 0), 0);
-    clear(slot).append(
+    fill(slot, 
       barChart({
         title: t('campaigns.chart_title', { metric: metricLabel(m) }),
         description: points.length ? t('chart.daily_desc', { days: points.length, total: num(total), metric: metricLabel(m) }) : t('chart.no_data'),

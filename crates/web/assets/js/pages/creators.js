@@ -1,7 +1,7 @@
 // Creators: the list, add by handle (and watch the job), pause/resume,
 // campaign, budget, tags, creator profiles (merge), delete.
 import { get, post, can } from '../api.js';
-import { h, clear, field, select, errorBox, busy, pageHeader, section, notice, toast, nextId } from '../dom.js';
+import { h, clear, fill, field, select, errorBox, busy, pageHeader, section, notice, toast, nextId } from '../dom.js';
 import { t, num, dateTime } from '../i18n.js';
 import { dataTable } from '../table.js';
 import { platformLabel, PLATFORMS, jobStatusLabel } from '../labels.js';
@@ -76,8 +76,8 @@ function addForm(onAdded, ctx) {
         username.value = '';
         onAdded();
         const shown = added.blogger?.username || handle.replace(/^@/, '');
-        clear(jobSlot).append(jobView({ status: 'queued' }, shown));
-        const job = await pollJob(added.job_id, (j) => clear(jobSlot).append(jobView(j, shown)), { isCurrent: ctx.isCurrent });
+        fill(jobSlot, jobView({ status: 'queued' }, shown));
+        const job = await pollJob(added.job_id, (j) => fill(jobSlot, jobView(j, shown)), { isCurrent: ctx.isCurrent });
         if (ctx.isCurrent() && FINISHED.has(job.status)) onAdded();
       } catch (e) {
         status.append(errorBox(e));
@@ -157,7 +157,7 @@ function editor(creator, all, tags, onChange) {
   const addToProfile = h('button', { type: 'button', class: 'btn' }, t('creators.add_to_profile'));
   addToProfile.addEventListener('click', () => {
     if (!profileSel.value) {
-      clear(status).append(h('div', { class: 'alert alert-error', role: 'alert' }, t('creators.profile_none')));
+      fill(status, h('div', { class: 'alert alert-error', role: 'alert' }, t('creators.profile_none')));
       return;
     }
     run(addToProfile, () => post('/blogger/add-to-creator', { creator_id: profileSel.value, blogger_id: creator.blogger_id }), t('creators.profile_saved'));
@@ -217,14 +217,14 @@ export default async function creators(main, params, query, ctx) {
     try {
       [list, tags] = await Promise.all([get('/blogger/list'), get('/tags').catch(() => [])]);
     } catch (e) {
-      if (ctx.isCurrent()) clear(listSlot).append(errorBox(e));
+      if (ctx.isCurrent()) fill(listSlot, errorBox(e));
       return;
     }
     if (!ctx.isCurrent()) return;
     list = list || [];
     const openEditor = (c) => {
       openId = c.tracking_id;
-      clear(editSlot).append(editor(c, list, tags || [], (id) => load(id)));
+      fill(editSlot, editor(c, list, tags || [], (id) => load(id)));
       editSlot.querySelector('h2')?.setAttribute('tabindex', '-1');
       editSlot.querySelector('h2')?.focus();
     };
@@ -295,7 +295,7 @@ export default async function creators(main, params, query, ctx) {
         },
       },
     );
-    clear(listSlot).append(
+    fill(listSlot, 
       editorRole
         ? h(
             'div',

@@ -1,7 +1,7 @@
 // Settings: the organization (name, logo), the user's language, API keys
 // (shown once at creation), the user's sessions.
 import { get, post, put, del, api, can, session, currentOrg } from '../api.js';
-import { h, clear, field, select, errorBox, busy, pageHeader, section, notice, toast } from '../dom.js';
+import { h, clear, fill, field, select, errorBox, busy, pageHeader, section, notice, toast } from '../dom.js';
 import { t, dateTime, setLanguage, language } from '../i18n.js';
 import { dataTable } from '../table.js';
 import { render } from '../app.js';
@@ -70,7 +70,7 @@ function languageForm() {
         await setLanguage(sel.value);
         render();
       } catch (e) {
-        clear(status).append(errorBox(e));
+        fill(status, errorBox(e));
       }
     });
   });
@@ -117,11 +117,11 @@ async function apiKeys(slot, isCurrent) {
     try {
       keys = await get('/organizations/api-keys');
     } catch (e) {
-      if (isCurrent()) clear(listSlot).append(errorBox(e));
+      if (isCurrent()) fill(listSlot, errorBox(e));
       return;
     }
     if (!isCurrent()) return;
-    clear(listSlot).append(
+    fill(listSlot, 
       dataTable({
         caption: t('keys.title'),
         hideCaption: true,
@@ -170,11 +170,11 @@ async function sessions(slot, isCurrent) {
     try {
       list = await get('/auth/sessions', { org: false });
     } catch (e) {
-      if (isCurrent()) clear(slot).append(errorBox(e));
+      if (isCurrent()) fill(slot, errorBox(e));
       return;
     }
     if (!isCurrent()) return;
-    clear(slot).append(
+    fill(slot, 
       dataTable({
         caption: t('sessions.title'),
         hideCaption: true,

@@ -1,7 +1,7 @@
 // Team: members and roles, invitations (up to 3 at once), pending ones,
 // removing a member.
 import { get, post, can, session } from '../api.js';
-import { h, clear, field, select, errorBox, busy, pageHeader, section, toast } from '../dom.js';
+import { h, clear, fill, field, select, errorBox, busy, pageHeader, section, toast } from '../dom.js';
 import { t, num, dateTime } from '../i18n.js';
 import { dataTable } from '../table.js';
 import { roleLabel, INVITABLE_ROLES, inviteFailureLabel } from '../labels.js';
@@ -62,7 +62,7 @@ export default async function team(main, params, query, ctx) {
     try {
       members = await get('/organizations/team/members');
     } catch (e) {
-      if (ctx.isCurrent()) clear(membersSlot).append(errorBox(e));
+      if (ctx.isCurrent()) fill(membersSlot, errorBox(e));
       return;
     }
     if (!ctx.isCurrent()) return;
@@ -94,7 +94,7 @@ export default async function team(main, params, query, ctx) {
         },
       });
     }
-    clear(membersSlot).append(dataTable({ caption: t('team.members'), hideCaption: true, csvName: 'team', columns, rows: members || [] }));
+    fill(membersSlot, dataTable({ caption: t('team.members'), hideCaption: true, csvName: 'team', columns, rows: members || [] }));
   }
 
   async function loadPending() {
@@ -106,11 +106,11 @@ export default async function team(main, params, query, ctx) {
         get('/organizations/team/invites').catch((e) => (e.status === 404 || e.status === 405 ? null : Promise.reject(e))),
       ]);
     } catch (e) {
-      if (ctx.isCurrent()) clear(pendingSlot).append(errorBox(e));
+      if (ctx.isCurrent()) fill(pendingSlot, errorBox(e));
       return;
     }
     if (!ctx.isCurrent()) return;
-    clear(pendingSlot).append(h('p', { id: 'pending-count' }, t('team.pending_count', { count: num(count.count) })));
+    fill(pendingSlot, h('p', { id: 'pending-count' }, t('team.pending_count', { count: num(count.count) })));
     if (invites) {
       pendingSlot.append(
         dataTable({

@@ -1,6 +1,6 @@
 // Usage: the organization's API requests and credits per day (last 30 days).
 import { get } from '../api.js';
-import { h, clear, field, select, pageHeader, section } from '../dom.js';
+import { h, clear, fill, field, select, pageHeader, section } from '../dom.js';
 import { t, num, date } from '../i18n.js';
 import { dataTable } from '../table.js';
 import { barChart } from '../charts.js';
@@ -35,7 +35,7 @@ export default async function usage(main, params, query, ctx) {
     const label = metricSel.selectedOptions[0].textContent;
     const points = ascending.map((d) => ({ date: d.date, value: d[key] }));
     const total = points.reduce((a, p) => a + (p.value || 0), 0);
-    clear(slot).append(
+    fill(slot, 
       barChart({
         title: t('usage.chart_title', { metric: label }),
         description: points.length ? t('chart.daily_desc', { days: points.length, total: num(total), metric: label }) : t('chart.no_data'),

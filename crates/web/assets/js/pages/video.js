@@ -1,7 +1,7 @@
 // One video: its fields, counters over time (line chart), daily increments
 // (bar chart and table), and the edit form (PATCH).
 import { get, patch, can } from '../api.js';
-import { h, clear, field, select, errorBox, busy, pageHeader, section, notice, toast } from '../dom.js';
+import { h, clear, fill, field, select, errorBox, busy, pageHeader, section, notice, toast } from '../dom.js';
 import { t, num, date, dateTime, gain } from '../i18n.js';
 import { dataTable } from '../table.js';
 import { barChart, lineChart } from '../charts.js';
@@ -58,7 +58,7 @@ function overTime(v) {
     const m = metricSel.value;
     const points = series(v.stats, m);
     const last = points[points.length - 1];
-    clear(slot).append(
+    fill(slot, 
       lineChart({
         title: t('video.chart_over_time', { metric: metricLabel(m) }),
         description: points.length
@@ -103,7 +103,7 @@ function daily(stats) {
     const label = metricSel.selectedOptions[0].textContent;
     const points = incs.map((d) => ({ date: d.date, value: d[key] }));
     const total = points.reduce((a, p) => a + (p.value || 0), 0);
-    clear(chartSlot).append(
+    fill(chartSlot, 
       barChart({
         title: t('video.chart_daily', { metric: label }),
         description: points.length ? t('chart.daily_desc', { days: points.length, total: num(total), metric: label }) : t('chart.no_data'),

@@ -1,7 +1,7 @@
 // Videos: the tracked videos (sort, filters, title search, paging, gain
 // over a period), the paste box that tracks links, bulk campaign and tags.
 import { get, post, patch, can } from '../api.js';
-import { h, clear, field, select, errorBox, errorText, busy, pageHeader, section, nextId } from '../dom.js';
+import { h, clear, fill, field, select, errorBox, errorText, busy, pageHeader, section, nextId } from '../dom.js';
 import { t, num, gain } from '../i18n.js';
 import { dataTable } from '../table.js';
 import { platformLabel, PLATFORMS, trackingStatusLabel, TRACKING_STATES, trackOutcomeLabel } from '../labels.js';
@@ -176,7 +176,7 @@ function bulkBar(selected, onDone) {
       .map((s) => s.trim())
       .filter(Boolean);
     if (!names.length) {
-      clear(log).append(h('li', { class: 'error' }, t('videos.bulk_no_tags')));
+      fill(log, h('li', { class: 'error' }, t('videos.bulk_no_tags')));
       return;
     }
     run(addTags, { tags: names }, t('videos.bulk_tags_done', { tags: names.join(', ') }));
@@ -279,7 +279,7 @@ export default async function videos(main, params, query, ctx) {
   async function load() {
     const seq = ++loadSeq;
     writeState(state);
-    clear(listSlot).append(h('p', { class: 'loading' }, t('app.loading')));
+    fill(listSlot, h('p', { class: 'loading' }, t('app.loading')));
     let page;
     try {
       page = await get('/dashboard/videos', {
@@ -294,7 +294,7 @@ export default async function videos(main, params, query, ctx) {
         },
       });
     } catch (e) {
-      if (seq === loadSeq && ctx.isCurrent()) clear(listSlot).append(errorBox(e));
+      if (seq === loadSeq && ctx.isCurrent()) fill(listSlot, errorBox(e));
       return;
     }
     if (seq !== loadSeq || !ctx.isCurrent()) return;
@@ -405,7 +405,7 @@ export default async function videos(main, params, query, ctx) {
     const from = rows.length ? p.offset + 1 : 0;
     const to = p.offset + rows.length;
     const pagingId = nextId('paging');
-    clear(listSlot).append(
+    fill(listSlot, 
       bulk ? bulk.bar : null,
       pageOnly ? h('p', { class: 'alert alert-info', role: 'status' }, t('videos.search_page_only')) : null,
       dataTable({
