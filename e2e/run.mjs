@@ -550,6 +550,9 @@ try {
   });
 
   await journey('phone width: navigation collapses', async () => {
+    await visit('/videos');
+    expect(!(await page.getByRole('button', { name: 'Menu' }).isVisible()), 'no menu button at 1280 px');
+    expect(await page.getByRole('navigation', { name: 'Main' }).isVisible(), 'navigation shown at 1280 px');
     await page.setViewportSize({ width: 390, height: 844 });
     await visit('/videos');
     const nav = page.getByRole('navigation', { name: 'Main' });
