@@ -97,7 +97,11 @@ async fn assets_have_their_type_and_an_etag_and_answer_304_when_unchanged() {
 
 #[tokio::test]
 async fn unknown_assets_answer_404() {
-    for path in ["/assets/nope.js", "/assets/js/nope.js", "/assets/i18n/fr.json"] {
+    for path in [
+        "/assets/nope.js",
+        "/assets/js/nope.js",
+        "/assets/i18n/fr.json",
+    ] {
         let response = get(path, &[]).await;
         assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
         assert_security_headers(&response);
@@ -117,10 +121,7 @@ async fn paths_outside_the_app_are_left_to_the_api() {
         let response = app.clone().oneshot(request).await.unwrap();
         assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
         assert!(
-            response
-                .headers()
-                .get("content-security-policy")
-                .is_none(),
+            response.headers().get("content-security-policy").is_none(),
             "{path} was answered by the web router"
         );
         assert_eq!(body(response).await, b"api", "{path}");
@@ -180,7 +181,9 @@ fn catalog(language: &str) -> BTreeSet<String> {
     let json: serde_json::Value = serde_json::from_slice(&file.data).unwrap();
     let object = json.as_object().unwrap();
     for (key, value) in object {
-        let text = value.as_str().unwrap_or_else(|| panic!("{language}: {key}"));
+        let text = value
+            .as_str()
+            .unwrap_or_else(|| panic!("{language}: {key}"));
         assert!(!text.trim().is_empty(), "{language}: {key} is empty");
     }
     object.keys().cloned().collect()
@@ -199,7 +202,8 @@ fn keys_used() -> BTreeSet<(String, String)> {
             at = start + 2;
             // A call of `t` itself, not of `get(`, `split(`, `.t(` …
             let before = start.checked_sub(1).map(|i| bytes[i]);
-            if before.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'$')
+            if before
+                .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'$')
             {
                 continue;
             }
@@ -225,18 +229,32 @@ fn both_catalogs_have_the_same_keys_and_every_key_used_exists() {
     let used = keys_used();
     assert!(used.len() > 100, "only {} keys found in the JS", used.len());
     let missing: Vec<_> = used.iter().filter(|(_, key)| !en.contains(key)).collect();
-    assert!(missing.is_empty(), "keys used but not in the catalogs: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "keys used but not in the catalogs: {missing:?}"
+    );
     // Any other string literal shaped like a key of a catalog's namespace
     // (`'nav.videos'` kept in a table, say) must be a key too.
-    let namespaces: BTreeSet<&str> = en.iter().filter_map(|k| k.split_once('.')).map(|(ns, _)| ns).collect();
+    let namespaces: BTreeSet<&str> = en
+        .iter()
+        .filter_map(|k| k.split_once('.'))
+        .map(|(ns, _)| ns)
+        .collect();
     for path in Assets::iter().filter(|p| p.ends_with(".js")) {
         let text = String::from_utf8(Assets::get(&path).unwrap().data.into_owned()).unwrap();
         for literal in text.split('\'').skip(1).step_by(2) {
-            let Some((ns, rest)) = literal.split_once('.') else { continue };
+            let Some((ns, rest)) = literal.split_once('.') else {
+                continue;
+            };
             let shaped = !rest.is_empty()
-                && rest.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+                && rest
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
             if shaped && namespaces.contains(ns) {
-                assert!(en.contains(literal), "{path}: '{literal}' is not in the catalogs");
+                assert!(
+                    en.contains(literal),
+                    "{path}: '{literal}' is not in the catalogs"
+                );
             }
         }
     }
