@@ -104,7 +104,27 @@ pub fn removal(by: Role, target: Role, managers: Managers) -> Removal {
     }
 }
 
-/// The answer of [`removal`].
+/// Whether a member with role `by` may change a member's role from `from`
+/// to `to` in an organization whose managers are `managers`: only an owner
+/// makes or unmakes an owner, and the organization keeps a member whose role
+/// is `admin` and someone to manage it (as for [`removal`]).
+pub fn role_change(by: Role, from: Role, to: Role, managers: Managers) -> Removal {
+    if (from == Role::Owner || to == Role::Owner) && by < Role::Owner {
+        return Removal::NeedsRole(Role::Owner);
+    }
+    let leaves_managers = match (from, to) {
+        (Role::Admin, to) if to != Role::Admin => managers.admins <= 1,
+        (Role::Owner, Role::Viewer | Role::Editor) => managers.admins + managers.owners <= 1,
+        _ => false,
+    };
+    if leaves_managers {
+        Removal::LastAdmin
+    } else {
+        Removal::Allowed
+    }
+}
+
+/// The answer of [`removal`] and [`role_change`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Removal {
     /// The member may be removed.
@@ -118,6 +138,56 @@ pub enum Removal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_an_owner_changes_owners_and_the_last_admin_stays_admin() {
+        let two = Managers {
+            admins: 2,
+            owners: 1,
+        };
+        let change = |by, from, to, m| role_change(by, from, to, m);
+        assert_eq!(
+            change(Role::Admin, Role::Editor, Role::Owner, two),
+            Removal::NeedsRole(Role::Owner)
+        );
+        assert_eq!(
+            change(Role::Admin, Role::Owner, Role::Viewer, two),
+            Removal::NeedsRole(Role::Owner)
+        );
+        assert_eq!(
+            change(Role::Owner, Role::Editor, Role::Owner, two),
+            Removal::Allowed
+        );
+        assert_eq!(
+            change(Role::Admin, Role::Viewer, Role::Admin, two),
+            Removal::Allowed
+        );
+        assert_eq!(
+            change(Role::Admin, Role::Admin, Role::Editor, two),
+            Removal::Allowed
+        );
+        let one_admin = Managers {
+            admins: 1,
+            owners: 1,
+        };
+        assert_eq!(
+            change(Role::Owner, Role::Admin, Role::Owner, one_admin),
+            Removal::LastAdmin,
+            "the last admin stays admin, even to become owner"
+        );
+        assert_eq!(
+            change(Role::Owner, Role::Owner, Role::Admin, one_admin),
+            Removal::Allowed
+        );
+        let lone_owner = Managers {
+            admins: 0,
+            owners: 1,
+        };
+        assert_eq!(
+            change(Role::Owner, Role::Owner, Role::Editor, lone_owner),
+            Removal::LastAdmin
+        );
+    }
 
     #[test]
     fn only_an_owner_removes_an_owner_and_someone_always_manages() {

@@ -52,7 +52,7 @@ pub use orgs::{ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, 
 pub use refresh::{CatalogMeta, DueVideo, RefreshOutcome, RefreshStore, RefreshWrite};
 pub use sessions::{NewSession, Session, SessionStore};
 pub use usage::{UsageDay, UsageDelta, UsageStore};
-pub use users::{Member, Membership, OrgSettings, RemoveMember, User, UserStore};
+pub use users::{Member, MemberChange, Membership, OrgSettings, User, UserStore};
 pub use videos::{
     ListQuery, Page, PatchOutcome, QuotaPolicy, RecordStamp, SortKey, SortOrder, StatusFilter,
     TagsResult, TrackBatch, TrackOutcome, TrackedVideo, VideoLookup, VideoRecord, VideoState,

@@ -5,12 +5,12 @@ use chrono::{DateTime, Utc};
 use vidpulse_domain::identity::Role;
 use vidpulse_domain::{ApiKeyId, OrgId, Plan, UserId};
 
-use vidpulse_domain::identity::{Managers, Removal, dev_subject, email_key, removal};
+use vidpulse_domain::identity::{Managers, Removal, dev_subject, email_key, removal, role_change};
 
 use crate::StoreError;
 use crate::orgs::ApiKeyRecord;
 use crate::rows::ApiKeyRow;
-use crate::sql::{Dialect, SqlStore};
+use crate::sql::{Dialect, SqlStore, Tx};
 
 /// A dashboard user.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,7 +99,18 @@ pub trait UserStore {
         org: OrgId,
         by: Role,
         user: UserId,
-    ) -> Result<RemoveMember, StoreError>;
+    ) -> Result<MemberChange, StoreError>;
+
+    /// Gives member `user` of `org` the role `role`, at the request of a
+    /// member with role `by`, as [`vidpulse_domain::identity::role_change`]
+    /// allows (checked in the same transaction).
+    async fn set_member_role(
+        &self,
+        org: OrgId,
+        by: Role,
+        user: UserId,
+        role: Role,
+    ) -> Result<MemberChange, StoreError>;
 
     /// The API keys of `org`, newest first (revoked ones included).
     async fn list_api_keys(&self, org: OrgId) -> Result<Vec<ApiKeyRecord>, StoreError>;
@@ -137,18 +148,19 @@ pub struct Member {
     pub role: Role,
 }
 
-/// The outcome of [`UserStore::remove_member`].
+/// The outcome of [`UserStore::remove_member`] and
+/// [`UserStore::set_member_role`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RemoveMember {
-    /// Removed.
-    Removed,
+pub enum MemberChange {
+    /// Done: removed, or given the role.
+    Done,
     /// The user is not a member.
     NotMember,
     /// The organization would be left without a member whose role is
     /// `admin`, or without anyone to manage it
     /// ([`vidpulse_domain::identity::may_remove`]).
     LastAdmin,
-    /// Only a member with this role (or above) may remove this one.
+    /// Only a member with this role (or above) may make this change.
     NeedsRole(Role),
 }
 
@@ -186,6 +198,45 @@ async fn set_text<D: Dialect>(
     D::query(sql).bind(id).bind(value).execute(&mut *tx).await?;
     tx.commit().await?;
     Ok(())
+}
+
+/// Member `user`'s role in `org` and the organization's managers, with the
+/// organization row locked so that changes to its team run one at a time
+/// (PostgreSQL; SQLite has one writer): two admins cannot remove or demote
+/// each other. `None` when `user` is not a member.
+async fn locked_member<D: Dialect>(
+    tx: &mut Tx<D>,
+    org: OrgId,
+    user: UserId,
+) -> Result<Option<(Role, Managers)>, StoreError> {
+    let locked: Option<uuid::Uuid> = D::query(sqlx::AssertSqlSafe(format!(
+        "SELECT id FROM organizations WHERE id = $1 {}",
+        D::ORG_LOCK
+    )))
+    .bind(org.0)
+    .fetch_scalar_optional(&mut **tx)
+    .await?;
+    if locked.is_none() {
+        return Ok(None);
+    }
+    let role: Option<String> =
+        D::query("SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2")
+            .bind(org.0)
+            .bind(user.0)
+            .fetch_scalar_optional(&mut **tx)
+            .await?;
+    let Some(role) = role else {
+        return Ok(None);
+    };
+    let (admins, owners): (i64, i64) = D::query(
+        "SELECT coalesce(sum(CASE WHEN role = 'admin' THEN 1 ELSE 0 END), 0),
+                coalesce(sum(CASE WHEN role = 'owner' THEN 1 ELSE 0 END), 0)
+         FROM memberships WHERE organization_id = $1",
+    )
+    .bind(org.0)
+    .fetch_one(&mut **tx)
+    .await?;
+    Ok(Some((parse_role(&role)?, Managers { admins, owners })))
 }
 
 /// A user row: id, subject, e-mail, language.
@@ -425,41 +476,15 @@ impl<D: Dialect> UserStore for SqlStore<D> {
         org: OrgId,
         by: Role,
         user: UserId,
-    ) -> Result<RemoveMember, StoreError> {
+    ) -> Result<MemberChange, StoreError> {
         let mut tx = self.write_tx().await?;
-        // The organization row serializes removals (PostgreSQL; SQLite
-        // has one writer), so two admins cannot remove each other.
-        let locked: Option<uuid::Uuid> = D::query(sqlx::AssertSqlSafe(format!(
-            "SELECT id FROM organizations WHERE id = $1 {}",
-            D::ORG_LOCK
-        )))
-        .bind(org.0)
-        .fetch_scalar_optional(&mut *tx)
-        .await?;
-        if locked.is_none() {
-            return Ok(RemoveMember::NotMember);
-        }
-        let role: Option<String> =
-            D::query("SELECT role FROM memberships WHERE organization_id = $1 AND user_id = $2")
-                .bind(org.0)
-                .bind(user.0)
-                .fetch_scalar_optional(&mut *tx)
-                .await?;
-        let Some(role) = role else {
-            return Ok(RemoveMember::NotMember);
+        let Some((role, managers)) = locked_member(&mut tx, org, user).await? else {
+            return Ok(MemberChange::NotMember);
         };
-        let (admins, owners): (i64, i64) = D::query(
-            "SELECT coalesce(sum(CASE WHEN role = 'admin' THEN 1 ELSE 0 END), 0),
-                    coalesce(sum(CASE WHEN role = 'owner' THEN 1 ELSE 0 END), 0)
-             FROM memberships WHERE organization_id = $1",
-        )
-        .bind(org.0)
-        .fetch_one(&mut *tx)
-        .await?;
-        match removal(by, parse_role(&role)?, Managers { admins, owners }) {
+        match removal(by, role, managers) {
             Removal::Allowed => {}
-            Removal::NeedsRole(needed) => return Ok(RemoveMember::NeedsRole(needed)),
-            Removal::LastAdmin => return Ok(RemoveMember::LastAdmin),
+            Removal::NeedsRole(needed) => return Ok(MemberChange::NeedsRole(needed)),
+            Removal::LastAdmin => return Ok(MemberChange::LastAdmin),
         }
         D::query("DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2")
             .bind(org.0)
@@ -467,7 +492,33 @@ impl<D: Dialect> UserStore for SqlStore<D> {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
-        Ok(RemoveMember::Removed)
+        Ok(MemberChange::Done)
+    }
+
+    async fn set_member_role(
+        &self,
+        org: OrgId,
+        by: Role,
+        user: UserId,
+        role: Role,
+    ) -> Result<MemberChange, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let Some((from, managers)) = locked_member(&mut tx, org, user).await? else {
+            return Ok(MemberChange::NotMember);
+        };
+        match role_change(by, from, role, managers) {
+            Removal::Allowed => {}
+            Removal::NeedsRole(needed) => return Ok(MemberChange::NeedsRole(needed)),
+            Removal::LastAdmin => return Ok(MemberChange::LastAdmin),
+        }
+        D::query("UPDATE memberships SET role = $3 WHERE organization_id = $1 AND user_id = $2")
+            .bind(org.0)
+            .bind(user.0)
+            .bind(role.as_str())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(MemberChange::Done)
     }
 
     async fn list_api_keys(&self, org: OrgId) -> Result<Vec<ApiKeyRecord>, StoreError> {

@@ -76,7 +76,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(bodies, 21, "JSON request bodies of the dashboard API");
+        assert_eq!(bodies, 22, "JSON request bodies of the dashboard API");
         for name in ["InviteEntry", "InvitableRole"] {
             assert!(schemas.contains_key(name), "{name} is not registered");
         }

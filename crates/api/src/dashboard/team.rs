@@ -11,7 +11,7 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 use vidpulse_domain::UserId;
 use vidpulse_domain::identity::Role;
-use vidpulse_store::RemoveMember;
+use vidpulse_store::MemberChange;
 
 use crate::dashboard::access::OrgAuth;
 use crate::envelope::{Envelope, Meta, ok};
@@ -26,6 +26,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(members))
         .routes(routes!(remove))
+        .routes(routes!(set_role))
 }
 
 /// A member.
@@ -59,6 +60,40 @@ impl Refusals for RemoveMemberRequest {
     fn refuse(fault: &Fault<'_>) -> ApiError {
         match fault.field() {
             "user_id" => bad_id(fault),
+            _ => not_an_object(),
+        }
+    }
+}
+
+/// Body of `POST /organizations/team/members/role`.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct SetRoleRequest {
+    /// Required UUID: the member's user id (`id` of the members list).
+    #[schema(value_type = Uuid)]
+    user_id: Id,
+    /// `viewer`, `editor`, `admin` or `owner`.
+    #[schema(value_type = String)]
+    role: AnyRole,
+}
+
+/// A role by its name.
+#[derive(Debug, Clone, Copy)]
+struct AnyRole(Role);
+
+impl<'de> Deserialize<'de> for AnyRole {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        Role::parse(name.trim())
+            .map(AnyRole)
+            .ok_or_else(|| serde::de::Error::custom("unknown role"))
+    }
+}
+
+impl Refusals for SetRoleRequest {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        match fault.field() {
+            "user_id" => bad_id(fault),
+            "role" => ApiError::validation("role", "`role` must be viewer, editor, admin or owner"),
             _ => not_an_object(),
         }
     }
@@ -127,18 +162,69 @@ async fn remove(
     // The policy (domain::identity::removal) is checked by the store in the
     // transaction that removes.
     match app.store.remove_member(auth.org, auth.role, target).await? {
-        RemoveMember::Removed => Ok(ok(
+        MemberChange::Done => Ok(ok(
             Message {
                 message: "Member removed".into(),
             },
             Meta::of(&ctx),
         )),
-        RemoveMember::NotMember => Err(ApiError::not_found("No such member")),
-        RemoveMember::NeedsRole(needed) => Err(auth.lacks(needed)),
-        RemoveMember::LastAdmin => Err(ApiError::new(
+        MemberChange::NotMember => Err(ApiError::not_found("No such member")),
+        MemberChange::NeedsRole(needed) => Err(auth.lacks(needed)),
+        MemberChange::LastAdmin => Err(ApiError::new(
             StatusCode::CONFLICT,
             ErrorCode::LastAdmin,
             "The last admin of an organization cannot be removed",
         )),
     }
+}
+
+/// Gives a member another role. Admins and owners; only an owner makes or
+/// unmakes an owner, and the last admin stays admin.
+#[utoipa::path(
+    post, path = "/organizations/team/members/role", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    request_body(content = SetRoleRequest, description = "`{\"user_id\": \"<uuid>\", \"role\": \"editor\"}`"),
+    responses(
+        (status = 200, description = "Changed", body = Envelope<Message>),
+        (status = 400, description = "VALIDATION_ERROR: bad `user_id` or `role`"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+        (status = 404, description = "NOT_FOUND: no such member"),
+        (status = 409, description = "LAST_ADMIN"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn set_role(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    body: JsonBody<SetRoleRequest>,
+) -> Result<Json<Envelope<Message>>, ApiError> {
+    auth.require(Role::Admin)?;
+    let SetRoleRequest {
+        user_id: Id(target),
+        role: AnyRole(role),
+    } = body.parse()?;
+    match app
+        .store
+        .set_member_role(auth.org, auth.role, UserId(target), role)
+        .await?
+    {
+        MemberChange::Done => Ok(ok(
+            Message {
+                message: format!("Role set to {}", role.as_str()),
+            },
+            Meta::of(&ctx),
+        )),
+        MemberChange::NotMember => Err(ApiError::not_found("No such member")),
+        MemberChange::NeedsRole(needed) => Err(auth.lacks(needed)),
+        MemberChange::LastAdmin => Err(last_admin()),
+    }
+}
+
+fn last_admin() -> ApiError {
+    ApiError::new(
+        StatusCode::CONFLICT,
+        ErrorCode::LastAdmin,
+        "The last admin of an organization keeps the admin role",
+    )
 }

@@ -529,6 +529,7 @@ async fn run_reads(
                 &ListQuery {
                     platform: None,
                     status: None,
+                    title: None,
                     sort: SortKey::CreatedAt,
                     order: SortOrder::Desc,
                     limit: 1,

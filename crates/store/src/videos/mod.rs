@@ -266,6 +266,9 @@ pub struct ListQuery {
     pub platform: Option<Platform>,
     /// Only this state.
     pub status: Option<StatusFilter>,
+    /// Only videos whose title holds this text, in any case (ASCII case on
+    /// SQLite, Unicode lowercase on PostgreSQL).
+    pub title: Option<String>,
     /// Sort key.
     pub sort: SortKey,
     /// Sort direction.

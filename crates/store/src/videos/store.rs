@@ -74,7 +74,7 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
         let sql = format!(
             "WITH page AS (
                SELECT tv.id AS page_id {list_from}
-               ORDER BY {order} LIMIT $6 OFFSET $7)
+               ORDER BY {order} LIMIT $7 OFFSET $8)
              SELECT {columns}
              FROM page JOIN tracked_videos tv ON tv.id = page.page_id
              JOIN platform_videos pv ON pv.id = tv.platform_video_id
@@ -83,6 +83,7 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
             columns = D::RECORD_COLUMNS,
             join = D::RECORD_JOIN,
         );
+        let title = query.title.as_deref().map(title_pattern);
         let mut conn = self.read().await?;
         let page = D::query(AssertSqlSafe(sql))
             .bind(org.0)
@@ -90,25 +91,28 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
             .bind(query.status.map(state_name))
             .bind(now)
             .bind(FAILING_AFTER_FAILURES)
+            .bind(title.as_deref())
             .bind(query.limit)
             .bind(query.offset);
         let items = D::fetch_records(page, &mut conn, now).await?;
-        let total: i64 = if query.platform.is_none() && query.status.is_none() {
-            // Unfiltered: the organization's index alone answers.
-            D::query("SELECT count(*) FROM tracked_videos WHERE organization_id = $1")
-                .bind(org.0)
-                .fetch_scalar(&mut conn)
-                .await?
-        } else {
-            D::query(AssertSqlSafe(format!("SELECT count(*) {list_from}")))
-                .bind(org.0)
-                .bind(query.platform.map(|p| p.id()))
-                .bind(query.status.map(state_name))
-                .bind(now)
-                .bind(FAILING_AFTER_FAILURES)
-                .fetch_scalar(&mut conn)
-                .await?
-        };
+        let total: i64 =
+            if query.platform.is_none() && query.status.is_none() && query.title.is_none() {
+                // Unfiltered: the organization's index alone answers.
+                D::query("SELECT count(*) FROM tracked_videos WHERE organization_id = $1")
+                    .bind(org.0)
+                    .fetch_scalar(&mut conn)
+                    .await?
+            } else {
+                D::query(AssertSqlSafe(format!("SELECT count(*) {list_from}")))
+                    .bind(org.0)
+                    .bind(query.platform.map(|p| p.id()))
+                    .bind(query.status.map(state_name))
+                    .bind(now)
+                    .bind(FAILING_AFTER_FAILURES)
+                    .bind(title.as_deref())
+                    .fetch_scalar(&mut conn)
+                    .await?
+            };
         Ok(Page { items, total })
     }
 
@@ -283,8 +287,25 @@ fn list_from<D: Dialect>() -> String {
       AND ({state} IS NULL OR $3 = CASE
             WHEN pv.gone_at IS NOT NULL OR pv.failures >= $5 THEN 'failed'
             WHEN tv.tracking_ends_at <= $4 THEN 'completed'
-            ELSE 'active' END)",
+            ELSE 'active' END)
+      AND ({title} IS NULL OR lower(pv.title) LIKE $6 ESCAPE '\\')",
         platform = D::typed("$2", "text"),
         state = D::typed("$3", "text"),
+        title = D::typed("$6", "text"),
     )
+}
+
+/// The `LIKE` pattern of titles holding `text` (lowercased, its `%`, `_`
+/// and `\` escaped).
+fn title_pattern(text: &str) -> String {
+    let mut pattern = String::with_capacity(text.len() + 2);
+    pattern.push('%');
+    for c in text.to_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
 }

@@ -10,7 +10,7 @@ use uuid::Uuid;
 use vidpulse_domain::identity::Role;
 use vidpulse_domain::{OrgId, UserId};
 use vidpulse_store::{
-    AcceptOutcome, Backend, DeclineOutcome, Invitation, InviteResult, RemoveMember, Store,
+    AcceptOutcome, Backend, DeclineOutcome, Invitation, InviteResult, MemberChange, Store,
 };
 
 use crate::users::user;
@@ -275,7 +275,7 @@ async fn accepting_joins_once_for_the_invited_address(
     // Removed since: the accepted invitation does not bring her back.
     assert_eq!(
         store.remove_member(org, Role::Owner, ann).await.unwrap(),
-        RemoveMember::Removed
+        MemberChange::Done
     );
     assert_eq!(
         store

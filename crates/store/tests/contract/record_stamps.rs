@@ -121,6 +121,8 @@ const OTHER_TABLES: &[&str] = &[
     "invitations",
     "memberships",
     "organizations",
+    "password_links",
+    "sessions",
     "settings",
     "store_tasks",
     "tracked_accounts",

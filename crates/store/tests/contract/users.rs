@@ -9,7 +9,7 @@ use rstest::rstest;
 use vidpulse_domain::identity::{Role, dev_subject};
 use vidpulse_domain::{ApiKeyId, OrgId, Plan, UserId};
 use vidpulse_store::{
-    Backend, Member, Membership, NewApiKey, NewOrganization, OrgSettings, RemoveMember, Store,
+    Backend, Member, MemberChange, Membership, NewApiKey, NewOrganization, OrgSettings, Store,
     StoreError, User,
 };
 
@@ -428,7 +428,7 @@ async fn removal_keeps_an_admin_and_someone_to_manage(
     // The only admin stays, owners notwithstanding.
     assert_eq!(
         store.remove_member(a, Role::Owner, admin).await.unwrap(),
-        RemoveMember::LastAdmin
+        MemberChange::LastAdmin
     );
     assert_eq!(
         store.membership_role(admin, a).await.unwrap(),
@@ -438,22 +438,22 @@ async fn removal_keeps_an_admin_and_someone_to_manage(
     for (o, u) in [(a, second), (a, UserId::new()), (OrgId::new(), admin)] {
         assert_eq!(
             store.remove_member(o, Role::Owner, u).await.unwrap(),
-            RemoveMember::NotMember
+            MemberChange::NotMember
         );
     }
     assert_eq!(
         store.remove_member(a, Role::Owner, viewer).await.unwrap(),
-        RemoveMember::Removed
+        MemberChange::Done
     );
     assert_eq!(store.membership_role(viewer, a).await.unwrap(), None);
     assert_eq!(
         store.remove_member(a, Role::Owner, viewer).await.unwrap(),
-        RemoveMember::NotMember
+        MemberChange::NotMember
     );
     // Only an owner removes an owner: an admin's request removes nothing.
     assert_eq!(
         store.remove_member(a, Role::Admin, owner).await.unwrap(),
-        RemoveMember::NeedsRole(Role::Owner)
+        MemberChange::NeedsRole(Role::Owner)
     );
     assert_eq!(
         store.membership_role(owner, a).await.unwrap(),
@@ -468,15 +468,15 @@ async fn removal_keeps_an_admin_and_someone_to_manage(
     );
     assert_eq!(
         store.remove_member(a, Role::Owner, owner).await.unwrap(),
-        RemoveMember::Removed
+        MemberChange::Done
     );
     assert_eq!(
         store.remove_member(a, Role::Owner, admin).await.unwrap(),
-        RemoveMember::Removed
+        MemberChange::Done
     );
     assert_eq!(
         store.remove_member(a, Role::Owner, second).await.unwrap(),
-        RemoveMember::LastAdmin
+        MemberChange::LastAdmin
     );
     let members = store.members(a).await.unwrap();
     assert_eq!(members.len(), 1);
@@ -488,7 +488,7 @@ async fn removal_keeps_an_admin_and_someone_to_manage(
     let b = team(&store, &[(owner, Role::Owner)]).await;
     assert_eq!(
         store.remove_member(b, Role::Owner, owner).await.unwrap(),
-        RemoveMember::LastAdmin
+        MemberChange::LastAdmin
     );
     store
         .add_member(b, other_owner, Role::Owner, t0())
@@ -496,19 +496,19 @@ async fn removal_keeps_an_admin_and_someone_to_manage(
         .unwrap();
     assert_eq!(
         store.remove_member(b, Role::Owner, owner).await.unwrap(),
-        RemoveMember::Removed
+        MemberChange::Done
     );
     assert_eq!(
         store
             .remove_member(b, Role::Owner, other_owner)
             .await
             .unwrap(),
-        RemoveMember::LastAdmin
+        MemberChange::LastAdmin
     );
     // Another organization's member is not a member here.
     assert_eq!(
         store.remove_member(b, Role::Owner, second).await.unwrap(),
-        RemoveMember::NotMember
+        MemberChange::NotMember
     );
     assert_eq!(
         store.membership_role(second, a).await.unwrap(),
@@ -532,10 +532,10 @@ async fn two_admins_removing_each_other_at_once_leave_one(
             tokio::spawn(async move { sy.remove_member(o, Role::Owner, y).await }),
         );
         let mut outcomes = [rx.unwrap().unwrap(), ry.unwrap().unwrap()];
-        outcomes.sort_by_key(|r| *r != RemoveMember::Removed);
+        outcomes.sort_by_key(|r| *r != MemberChange::Done);
         assert_eq!(
             outcomes,
-            [RemoveMember::Removed, RemoveMember::LastAdmin],
+            [MemberChange::Done, MemberChange::LastAdmin],
             "round {round}"
         );
         assert_eq!(store.members(o).await.unwrap().len(), 1);
@@ -610,4 +610,67 @@ async fn api_keys_are_listed_newest_first_and_revoked_once_by_their_organization
         store.api_keys_by_prefix(&new.prefix).await.unwrap().len(),
         1
     );
+}
+
+#[rstest]
+#[tokio::test]
+async fn roles_change_as_the_policy_allows(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (_db, store) = store(backend).await;
+    let ann = user(&store, "ann@example.com").await;
+    let bob = user(&store, "bob@example.com").await;
+    let org = team(&store, &[(ann.id, Role::Admin), (bob.id, Role::Editor)]).await;
+    let change = |by, who, role| {
+        let store = store.clone();
+        async move { store.set_member_role(org, by, who, role).await.unwrap() }
+    };
+    assert_eq!(
+        change(Role::Admin, ann.id, Role::Viewer).await,
+        MemberChange::LastAdmin
+    );
+    assert_eq!(
+        change(Role::Admin, bob.id, Role::Owner).await,
+        MemberChange::NeedsRole(Role::Owner)
+    );
+    assert_eq!(
+        change(Role::Admin, bob.id, Role::Admin).await,
+        MemberChange::Done
+    );
+    assert_eq!(
+        change(Role::Admin, ann.id, Role::Viewer).await,
+        MemberChange::Done
+    );
+    let roles: Vec<(String, Role)> = store
+        .members(org)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| (m.email, m.role))
+        .collect();
+    assert_eq!(
+        roles,
+        vec![
+            ("ann@example.com".to_owned(), Role::Viewer),
+            ("bob@example.com".to_owned(), Role::Admin)
+        ]
+    );
+    let stranger = UserId::new();
+    assert_eq!(
+        change(Role::Owner, stranger, Role::Viewer).await,
+        MemberChange::NotMember
+    );
+    let other = org_of_none(&store).await;
+    assert_eq!(
+        store
+            .set_member_role(other, Role::Owner, bob.id, Role::Viewer)
+            .await
+            .unwrap(),
+        MemberChange::NotMember,
+        "another organization's member list does not hold bob"
+    );
+}
+
+async fn org_of_none(store: &Arc<dyn Store>) -> OrgId {
+    team(store, &[]).await
 }

@@ -17,6 +17,7 @@ fn list(limit: i64, offset: i64) -> ListQuery {
     ListQuery {
         platform: None,
         status: None,
+        title: None,
         sort: SortKey::CreatedAt,
         order: SortOrder::Asc,
         limit,

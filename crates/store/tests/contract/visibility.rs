@@ -74,6 +74,7 @@ async fn everything_of(
             &ListQuery {
                 platform: None,
                 status: None,
+                title: None,
                 sort: SortKey::Views,
                 order: SortOrder::Desc,
                 limit: 100,

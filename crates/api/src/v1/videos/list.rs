@@ -14,7 +14,7 @@ use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
 use crate::extract::Query;
-use crate::input::{Bounded, Fault, Refusals, text};
+use crate::input::{Bounded, Fault, Refusals, text, text_unless_empty};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 use crate::v1::videos::VideoView;
@@ -68,7 +68,30 @@ pub struct ListParams {
     /// asc or desc (default)
     #[param(value_type = Option<String>)]
     order: Option<Order>,
+    /// Only videos whose title holds this text, in any case (at most 200 characters; empty: all)
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    q: Option<TitleSearch>,
 }
+
+/// The text of a title search: 1 to 200 characters once trimmed.
+#[derive(Debug, Clone)]
+struct TitleSearch(String);
+
+impl std::str::FromStr for TitleSearch {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        let text = s.trim();
+        if (1..=TITLE_SEARCH_MAX_CHARS).contains(&text.chars().count()) {
+            Ok(TitleSearch(text.to_owned()))
+        } else {
+            Err(())
+        }
+    }
+}
+
+/// Longest title search.
+const TITLE_SEARCH_MAX_CHARS: usize = 200;
 
 /// A platform named in any case (`TikTok`, `tiktok`, `TIKTOK`).
 #[derive(Debug, Clone, Copy)]
@@ -127,6 +150,7 @@ impl ListParams {
                 Order::Asc => SortOrder::Asc,
                 Order::Desc => SortOrder::Desc,
             },
+            title: self.q.map(|TitleSearch(text)| text),
             limit: self.limit.map_or(50, |Bounded(n)| n),
             offset: self.offset.map_or(0, |Bounded(n)| n),
         }
@@ -152,6 +176,10 @@ impl Refusals for ListParams {
             "platform" => (
                 format!("`platform` must be TikTok, YouTube or Instagram; got `{raw}`"),
                 json!({ "parameter": "platform", "valid_platform_options": ["TikTok", "YouTube", "Instagram"] }),
+            ),
+            "q" => (
+                format!("`q` must be at most {TITLE_SEARCH_MAX_CHARS} characters"),
+                json!({ "parameter": "q" }),
             ),
             "status" => (
                 format!("`status` must be active, completed or failed; got `{raw}`"),

@@ -232,7 +232,7 @@ async fn team_settings_language_and_roles(
             .remove_member(org_id, Role::Owner, editor_id)
             .await
             .unwrap(),
-        vidpulse_store::RemoveMember::LastAdmin
+        vidpulse_store::MemberChange::LastAdmin
     );
     // An owner cannot remove the only admin either: the organization keeps
     // a member whose role is admin.
@@ -249,4 +249,123 @@ async fn team_settings_language_and_roles(
         app.store.membership_role(editor_id, org_id).await.unwrap(),
         Some(Role::Admin)
     );
+}
+
+#[rstest]
+#[tokio::test]
+async fn admins_set_roles_only_owners_touch_owners_and_an_admin_remains(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    use reqwest::Method;
+    use vidpulse_domain::identity::Role;
+    let app = TestApp::spawn(backend).await;
+    let (admin, admin_id) = member(&app, "admin@example.com").await;
+    let (owner, owner_id) = member(&app, "owner@example.com").await;
+    let (editor, editor_id) = member(&app, "ed@example.com").await;
+    let a = register(&app, &admin, &json!({"name": "Acme"})).await;
+    let org = a.body["data"]["organization_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let org_id = vidpulse_domain::OrgId(org.parse().unwrap());
+    let now = app.clock.now();
+    for (user, role) in [(owner_id, Role::Owner), (editor_id, Role::Editor)] {
+        app.store.add_member(org_id, user, role, now).await.unwrap();
+    }
+    let set = |token: &str, user: vidpulse_domain::UserId, role: &str| {
+        let body = json!({"user_id": user.0, "role": role});
+        let token = token.to_owned();
+        let org = org.clone();
+        let app = &app;
+        async move {
+            call(
+                app,
+                Method::POST,
+                "/organizations/team/members/role",
+                &token,
+                Some(&org),
+                Some(&body),
+            )
+            .await
+        }
+    };
+    let role_of = |email: &'static str| {
+        let org = org.clone();
+        let admin = admin.clone();
+        let app = &app;
+        async move {
+            let members = call(
+                app,
+                Method::GET,
+                "/organizations/team/members",
+                &admin,
+                Some(&org),
+                None,
+            )
+            .await;
+            members.body["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|m| m["email"] == email)
+                .map(|m| m["role"].as_str().unwrap().to_owned())
+        }
+    };
+
+    // Editors cannot; admins can, but not make or unmake owners.
+    assert_nested_error(
+        &set(&editor, editor_id, "admin").await,
+        403,
+        "INSUFFICIENT_PERMISSIONS",
+    );
+    assert_nested_error(
+        &set(&admin, editor_id, "owner").await,
+        403,
+        "INSUFFICIENT_PERMISSIONS",
+    );
+    assert_nested_error(
+        &set(&admin, owner_id, "viewer").await,
+        403,
+        "INSUFFICIENT_PERMISSIONS",
+    );
+    let made = set(&admin, editor_id, "viewer").await;
+    assert_eq!(made.status, 200, "{:?}", made.body);
+    assert_eq!(role_of("ed@example.com").await.as_deref(), Some("viewer"));
+
+    // The last admin stays admin, even at an owner's hand; with a second
+    // admin, the first may step down.
+    assert_nested_error(&set(&owner, admin_id, "editor").await, 409, "LAST_ADMIN");
+    assert_eq!(set(&owner, editor_id, "admin").await.status, 200);
+    assert_eq!(set(&owner, admin_id, "editor").await.status, 200);
+    assert_eq!(
+        role_of("admin@example.com").await.as_deref(),
+        Some("editor")
+    );
+
+    // Bad input writes nothing.
+    for body in [
+        json!({"user_id": editor_id.0, "role": "boss"}),
+        json!({"user_id": "nope", "role": "viewer"}),
+        json!({"role": "viewer"}),
+        json!([]),
+    ] {
+        let a = call(
+            &app,
+            Method::POST,
+            "/organizations/team/members/role",
+            &owner,
+            Some(&org),
+            Some(&body),
+        )
+        .await;
+        assert_nested_error(&a, 400, "VALIDATION_ERROR");
+    }
+    let stranger = set(
+        &owner,
+        vidpulse_domain::UserId(uuid::Uuid::new_v4()),
+        "viewer",
+    )
+    .await;
+    assert_nested_error(&stranger, 404, "NOT_FOUND");
+    assert_eq!(role_of("ed@example.com").await.as_deref(), Some("admin"));
 }

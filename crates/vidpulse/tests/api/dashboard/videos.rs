@@ -266,3 +266,60 @@ async fn another_organization_sees_none_of_it_and_the_free_plan_cannot_edit(
     .await;
     assert_nested_error(&no_header, 400, "VALIDATION_ERROR");
 }
+
+#[rstest]
+#[tokio::test]
+async fn the_listing_finds_videos_by_a_piece_of_their_title(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let t = team(&app).await;
+    let urls: Vec<String> = (1..=6).map(youtube).collect();
+    app.track(&t.key, &urls.iter().map(String::as_str).collect::<Vec<_>>())
+        .await;
+    app.run_worker_until_idle().await;
+    let all = app.get("/v1/videos/stats?limit=100", Some(&t.key)).await;
+    let titles: Vec<String> = all.body["data"]["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["title"].as_str().unwrap().to_owned())
+        .collect();
+    // A word of the first title, asked in upper case.
+    let word = titles[0].split_whitespace().last().unwrap().to_lowercase();
+    let expected = titles
+        .iter()
+        .filter(|t| t.to_lowercase().contains(&word))
+        .count();
+    let path = format!("/v1/videos/stats?limit=100&q={}", word.to_uppercase());
+    let found = app.get(&path, Some(&t.key)).await;
+    assert_eq!(found.status, 200, "{:?}", found.body);
+    assert_eq!(found.body["data"]["pagination"]["total"], expected);
+    for v in found.body["data"]["data"].as_array().unwrap() {
+        assert!(v["title"].as_str().unwrap().to_lowercase().contains(&word));
+    }
+    // The dashboard's listing answers the same.
+    let dash = call(
+        &app,
+        Method::GET,
+        &path.replace("/v1/videos/stats", "/dashboard/videos"),
+        &t.viewer,
+        Some(&t.org),
+        None,
+    )
+    .await;
+    assert_eq!(dash.body["data"], found.body["data"]);
+    // Wildcards are text; an empty search is no search; a long one is refused.
+    let none = app.get("/v1/videos/stats?q=%25", Some(&t.key)).await;
+    assert_eq!(none.body["data"]["pagination"]["total"], 0);
+    let empty = app.get("/v1/videos/stats?q=", Some(&t.key)).await;
+    assert_eq!(empty.body["data"]["pagination"]["total"], 6);
+    let long = app
+        .get(
+            &format!("/v1/videos/stats?q={}", "x".repeat(201)),
+            Some(&t.key),
+        )
+        .await;
+    assert_eq!(long.status, 400);
+    assert_eq!(long.body["code"], "INVALID_PARAMETER");
+}
