@@ -542,6 +542,12 @@ try {
     await context.clearCookies();
     await context.addCookies(saved);
     await page.evaluate((id) => localStorage.setItem('vidpulse.organization', id), orgId);
+    // The owner sees the new member and changes her role.
+    await visit('/team');
+    await page.getByLabel('Role of kate@example.test').selectOption('viewer');
+    await page.locator('.toast', { hasText: 'kate@example.test is now Viewer.' }).waitFor();
+    await settled();
+    expect((await page.getByLabel('Role of kate@example.test').inputValue()) === 'viewer', 'role changed');
   });
 
   await journey('sessions listed', async () => {

@@ -56,7 +56,13 @@ export function dataTable({ caption, columns, rows, csvName, empty, sort, rowAtt
 export function tableCells(table) {
   const headers = [...table.tHead.rows[0].cells];
   const keep = headers.map((c) => c.dataset.csv !== 'no');
-  const text = (cell) => (cell.dataset.csvValue ?? cell.textContent).replace(/\s+/g, ' ').trim();
+  const text = (cell) => {
+    const marked = cell.dataset.csvValue ?? cell.querySelector('[data-csv-value]')?.dataset.csvValue;
+    if (marked !== undefined) return marked;
+    const chosen = cell.querySelector('select');
+    if (chosen) return chosen.selectedOptions[0]?.textContent ?? '';
+    return cell.textContent.replace(/\s+/g, ' ').trim();
+  };
   const header = headers.filter((_, i) => keep[i]).map(text);
   const rows = [];
   for (const tr of table.tBodies[0].rows) {

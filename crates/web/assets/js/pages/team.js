@@ -57,6 +57,26 @@ export default async function team(main, params, query, ctx) {
   if (admin) main.append(section(t('team.invite_title'), h('p', { class: 'hint' }, t('team.invite_hint', { max: MAX_INVITES })), inviteForm(() => loadPending())));
   main.append(section(t('team.pending'), pendingSlot));
 
+  const isMe = (m) => m.id === session.user?.id || m.email === session.user?.email;
+  // Admins change a member's role in place; the cell keeps the role's name for CSV.
+  function roleSelect(m) {
+    const roles = can('owner') ? [...INVITABLE_ROLES, 'owner'] : INVITABLE_ROLES.includes(m.role) ? INVITABLE_ROLES : [m.role];
+    const sel = select(roles.map((r) => [r, roleLabel(r)]), m.role, { 'aria-label': t('team.role_of', { email: m.email }), disabled: !roles.includes(m.role) || roles.length === 1 });
+    sel.addEventListener('change', async () => {
+      sel.disabled = true;
+      try {
+        await post('/organizations/team/members/role', { user_id: m.id, role: sel.value });
+        toast(t('team.role_saved', { email: m.email, role: roleLabel(sel.value) }));
+        loadMembers();
+      } catch (e) {
+        toast(errorBox(e).textContent, 'error');
+        sel.value = m.role;
+        sel.disabled = false;
+      }
+    });
+    return h('span', { dataset: { csvValue: roleLabel(m.role) } }, sel);
+  }
+
   async function loadMembers() {
     let members;
     try {
@@ -68,7 +88,7 @@ export default async function team(main, params, query, ctx) {
     if (!ctx.isCurrent()) return;
     const columns = [
       { key: 'email', label: t('team.col_email'), header: true, cell: (m) => m.email },
-      { key: 'role', label: t('team.col_role'), cell: (m) => roleLabel(m.role) },
+      { key: 'role', label: t('team.col_role'), cell: (m) => (admin && !isMe(m) ? roleSelect(m) : roleLabel(m.role)) },
     ];
     if (admin) {
       columns.push({
@@ -76,7 +96,7 @@ export default async function team(main, params, query, ctx) {
         label: h('span', { class: 'visually-hidden' }, t('team.col_actions')),
         csv: false,
         cell: (m) => {
-          if (m.id === session.user?.id || m.email === session.user?.email) return h('span', { class: 'hint' }, t('team.you'));
+          if (isMe(m)) return h('span', { class: 'hint' }, t('team.you'));
           const b = h('button', { type: 'button', class: 'btn btn-small btn-danger', 'aria-label': t('team.remove_one', { email: m.email }) }, t('team.remove'));
           b.addEventListener('click', () => {
             if (!window.confirm(t('team.remove_confirm', { email: m.email }))) return;
