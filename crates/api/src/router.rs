@@ -29,6 +29,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .merge(api)
         .merge(docs)
+        .merge(vidpulse_web::router())
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .route("/metrics", get(metrics::metrics))

@@ -1,0 +1,293 @@
+// The app: session on start, the shell (header, organization switcher,
+// navigation, user menu) and the client-side router (History API).
+import { session, loadSession, loadOrganizations, setOrg, get, put, post } from './api.js';
+import { setLanguage, t, translateStatic, pick, language } from './i18n.js';
+import { h, clear, fill, errorBox, toast, setTitle } from './dom.js';
+
+const ROUTES = [
+  { path: /^\/sign-in$/, page: 'signin', public: true },
+  { path: /^\/forgot-password$/, page: 'forgot', public: true },
+  { path: /^\/set-password$/, page: 'setpassword', public: true },
+  { path: /^\/invitations\/([^/]+)$/, page: 'invitation', public: true, params: ['id'] },
+  { path: /^\/videos$/, page: 'videos', nav: 'videos' },
+  { path: /^\/videos\/([^/]+)$/, page: 'video', params: ['id'], nav: 'videos' },
+  { path: /^\/campaigns$/, page: 'campaigns', nav: 'campaigns' },
+  { path: /^\/creators$/, page: 'creators', nav: 'creators' },
+  { path: /^\/team$/, page: 'team', nav: 'team' },
+  { path: /^\/settings$/, page: 'settings', nav: 'settings' },
+  { path: /^\/usage$/, page: 'usage', nav: 'usage' },
+];
+
+/** The navigation: [key, path, label]. */
+const nav = () => [
+  ['videos', '/videos', t('nav.videos')],
+  ['campaigns', '/campaigns', t('nav.campaigns')],
+  ['creators', '/creators', t('nav.creators')],
+  ['team', '/team', t('nav.team')],
+  ['settings', '/settings', t('nav.settings')],
+  ['usage', '/usage', t('nav.usage')],
+];
+
+const PAGES = {
+  signin: () => import('./pages/signin.js'),
+  forgot: () => import('./pages/forgot.js'),
+  setpassword: () => import('./pages/setpassword.js'),
+  invitation: () => import('./pages/invitation.js'),
+  videos: () => import('./pages/videos.js'),
+  video: () => import('./pages/video.js'),
+  campaigns: () => import('./pages/campaigns.js'),
+  creators: () => import('./pages/creators.js'),
+  team: () => import('./pages/team.js'),
+  settings: () => import('./pages/settings.js'),
+  usage: () => import('./pages/usage.js'),
+};
+
+const main = document.getElementById('main');
+const header = document.getElementById('app-header');
+let renderSeq = 0;
+
+function match(pathname) {
+  for (const r of ROUTES) {
+    const m = pathname.match(r.path);
+    if (m) {
+      const params = {};
+      (r.params || []).forEach((name, i) => {
+        params[name] = decodeURIComponent(m[i + 1]);
+      });
+      return { route: r, params };
+    }
+  }
+  return null;
+}
+
+/** Goes to `path` in the app (pushState), or reloads for paths outside it. */
+export function navigate(path, { replace = false } = {}) {
+  const url = new URL(path, location.origin);
+  if (!match(url.pathname) && url.pathname !== '/') {
+    location.assign(url.href);
+    return;
+  }
+  if (replace) history.replaceState(null, '', url.pathname + url.search);
+  else history.pushState(null, '', url.pathname + url.search);
+  render();
+}
+
+/** After sign-in (or password set): load the user's world and go to `next`. */
+export async function afterSignIn(data, next) {
+  session.user = data.user;
+  session.csrf = data.csrf_token;
+  await startSignedIn();
+  const safe = next && next.startsWith('/') && !next.startsWith('//') ? next : '/videos';
+  navigate(safe, { replace: true });
+}
+
+async function startSignedIn() {
+  let lang = session.user?.language;
+  try {
+    const data = await get('/organizations/user/language', { org: false });
+    lang = data.language || lang;
+  } catch (_) {
+    /* keep the session's */
+  }
+  await setLanguage(lang || navigator.language);
+  await loadOrganizations();
+}
+
+function renderHeader(active) {
+  clear(header);
+  if (!session.user) {
+    header.hidden = true;
+    return;
+  }
+  header.hidden = false;
+  const navId = 'primary-nav';
+  const toggle = h(
+    'button',
+    { type: 'button', class: 'btn nav-toggle', 'aria-expanded': 'false', 'aria-controls': navId },
+    h('span', { 'aria-hidden': 'true' }, '☰'),
+    t('nav.menu'),
+  );
+  const navEl = h(
+    'nav',
+    { id: navId, class: 'nav', 'aria-label': t('nav.label') },
+    h(
+      'ul',
+      null,
+      nav().map(([key, href, label]) =>
+        h('li', null, h('a', { href, 'aria-current': key === active ? 'page' : null }, label)),
+      ),
+    ),
+  );
+  toggle.addEventListener('click', () => {
+    const open = toggle.getAttribute('aria-expanded') !== 'true';
+    toggle.setAttribute('aria-expanded', String(open));
+    navEl.classList.toggle('open', open);
+  });
+
+  let orgControl;
+  if (session.organizations.length) {
+    const sel = h(
+      'select',
+      { id: 'org-switcher', class: 'org-select' },
+      session.organizations.map((o) => h('option', { value: o.id, selected: o.id === session.org }, o.name)),
+    );
+    sel.addEventListener('change', () => {
+      setOrg(sel.value);
+      render();
+    });
+    orgControl = h('div', { class: 'org' }, h('label', { for: 'org-switcher', class: 'visually-hidden' }, t('header.organization')), sel);
+  }
+
+  const langSel = h(
+    'select',
+    { id: 'user-language' },
+    [
+      ['en', 'English'],
+      ['de', 'Deutsch'],
+    ].map(([v, label]) => h('option', { value: v, selected: v === language(), lang: v }, label)),
+  );
+  langSel.addEventListener('change', async () => {
+    try {
+      await put('/organizations/user/language', { language: langSel.value }, { org: false });
+      await setLanguage(langSel.value);
+      render();
+    } catch (e) {
+      toast(errorBox(e).textContent, 'error');
+    }
+  });
+  const signOut = h('button', { type: 'button', class: 'btn btn-small', id: 'sign-out' }, t('header.sign_out'));
+  signOut.addEventListener('click', doSignOut);
+  const menu = h(
+    'details',
+    { class: 'user-menu' },
+    h(
+      'summary',
+      null,
+      h('span', { class: 'avatar', 'aria-hidden': 'true' }, (session.user.email || '?')[0].toUpperCase()),
+      h('span', { class: 'user-email' }, session.user.email),
+      h('span', { class: 'visually-hidden' }, ` ${t('header.user_menu')}`),
+    ),
+    h(
+      'div',
+      { class: 'menu-panel' },
+      h('p', { class: 'menu-email' }, session.user.email),
+      h('div', { class: 'field' }, h('label', { for: 'user-language' }, t('header.language')), langSel),
+      signOut,
+    ),
+  );
+  header.append(
+    h(
+      'div',
+      { class: 'header-bar' },
+      h('a', { href: '/videos', class: 'brand' }, h('img', { src: '/assets/favicon.svg', alt: '', width: 24, height: 24 }), 'vidpulse'),
+      orgControl,
+      toggle,
+      navEl,
+      menu,
+    ),
+  );
+}
+
+async function doSignOut() {
+  try {
+    await post('/auth/sign-out', {}, { org: false, redirect401: false });
+  } catch (_) {
+    /* signed out either way */
+  }
+  session.user = null;
+  session.csrf = null;
+  location.assign('/sign-in');
+}
+
+/** Renders the page of the current address. */
+export async function render() {
+  const seq = ++renderSeq;
+  const { pathname, search } = location;
+  window.dispatchEvent(new Event('vidpulse:rendered'));
+  if (pathname === '/') {
+    history.replaceState(null, '', session.user ? '/videos' : '/sign-in');
+    return render();
+  }
+  const found = match(pathname);
+  if (!found) {
+    location.reload();
+    return;
+  }
+  const { route, params } = found;
+  if (!route.public && !session.user) {
+    location.assign(`/sign-in?next=${encodeURIComponent(pathname + search)}`);
+    return;
+  }
+  renderHeader(route.nav);
+  fill(main, h('p', { class: 'loading' }, t('app.loading')));
+  try {
+    const mod = await PAGES[route.page]();
+    if (seq !== renderSeq) return;
+    clear(main);
+    if (route.public || session.org || route.page === 'settings') {
+      await mod.default(main, params, new URLSearchParams(search), { isCurrent: () => seq === renderSeq });
+    } else {
+      main.append(h('h1', null, t('app.no_org_title')), h('p', null, t('app.no_org_text')));
+    }
+    const title = main.querySelector('h1');
+    if (seq === renderSeq && title) setTitle(title.textContent);
+  } catch (e) {
+    if (seq !== renderSeq) return;
+    fill(main, h('h1', null, t('error.page_title')), errorBox(e));
+  }
+}
+
+function onLinkClick(event) {
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  const a = event.target.closest('a');
+  if (!a || a.target || a.hasAttribute('download') || a.origin !== location.origin) return;
+  const href = a.getAttribute('href') || '';
+  if (href.startsWith('#')) {
+    // In-page jumps (the skip link) move focus without touching history.
+    const target = document.getElementById(href.slice(1));
+    if (target) {
+      event.preventDefault();
+      target.focus();
+    }
+    return;
+  }
+  if (!match(a.pathname)) return;
+  event.preventDefault();
+  const menu = document.querySelector('.nav.open');
+  if (menu) {
+    menu.classList.remove('open');
+    document.querySelector('.nav-toggle')?.setAttribute('aria-expanded', 'false');
+  }
+  navigate(a.pathname + a.search);
+  main.focus({ preventScroll: true });
+  window.scrollTo(0, 0);
+}
+
+async function start() {
+  try {
+    const data = await loadSession();
+    if (data) await startSignedIn();
+    else await setLanguage(navigator.language);
+  } catch (e) {
+    await setLanguage(pick(navigator.language));
+    translateStatic();
+    fill(main, h('h1', null, t('error.page_title')), errorBox(e));
+    return;
+  }
+  translateStatic();
+  document.addEventListener('click', onLinkClick);
+  // Back and forward re-render; a jump to an anchor (the skip link) does not.
+  let shown = location.pathname + location.search;
+  window.addEventListener('popstate', () => {
+    const now = location.pathname + location.search;
+    if (now === shown) return;
+    shown = now;
+    render();
+  });
+  window.addEventListener('vidpulse:rendered', () => {
+    shown = location.pathname + location.search;
+  });
+  await render();
+}
+
+start();

@@ -1,0 +1,234 @@
+// Campaigns: a campaign and a period; totals, gains per day (bar chart and
+// table), per platform and per creator.
+import { get } from '../api.js';
+import { h, clear, fill, field, select, errorBox, busy, pageHeader, section, nextId } from '../dom.js';
+import { t, num, date } from '../i18n.js';
+import { dataTable } from '../table.js';
+import { barChart } from '../charts.js';
+import { platformLabel, PLATFORMS, metricLabel, METRICS } from '../labels.js';
+
+const PRESETS = [7, 30, 90];
+const MAX_DAYS = 366;
+
+function isoDay(d) {
+  return d.toISOString().slice(0, 10);
+}
+
+/** The window of the last `days` days, today (UTC) included. */
+export function presetWindow(days, today = new Date()) {
+  const to = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate()));
+  const from = new Date(to.getTime() - (days - 1) * 86400000);
+  return { from: isoDay(from), to: isoDay(to) };
+}
+
+function daysBetween(from, to) {
+  const out = [];
+  for (let d = new Date(`${from}T00:00:00Z`); isoDay(d) <= to; d = new Date(d.getTime() + 86400000)) out.push(isoDay(d));
+  return out;
+}
+
+/** Runs `work` over `items` with at most `limit` at once. */
+async function pool(items, limit, work) {
+  const results = new Array(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]);
+    }
+  });
+  await Promise.all(workers);
+  return results;
+}
+
+async function campaignNames() {
+  const names = new Set();
+  const [creators, videos] = await Promise.all([
+    get('/blogger/list').catch(() => []),
+    get('/dashboard/videos', { query: { limit: 100, sort: 'updated_at' } }).catch(() => ({ data: [] })),
+  ]);
+  for (const c of creators || []) if (c.campaign) names.add(c.campaign);
+  for (const v of videos.data || []) if (v.campaign) names.add(v.campaign);
+  return [...names].sort((a, b) => a.localeCompare(b));
+}
+
+function metricCells(prefix = '') {
+  return METRICS.map((m) => ({ key: m, label: metricLabel(m), numeric: true, cell: (r) => num(r[`${m}${prefix}`]) }));
+}
+
+export default async function campaigns(main, params, query, ctx) {
+  const initial = presetWindow(30);
+  const state = {
+    campaign: query.get('campaign') || '',
+    platform: PLATFORMS.includes(query.get('platform')) ? query.get('platform') : '',
+    from: query.get('from') || initial.from,
+    to: query.get('to') || initial.to,
+  };
+  main.append(pageHeader(t('campaigns.title')));
+  const listId = nextId('campaign-names');
+  const campaign = h('input', { type: 'text', id: 'campaign-name', list: listId, value: state.campaign, autocomplete: 'off', maxlength: 200 });
+  const datalist = h('datalist', { id: listId });
+  const platform = select([['', t('filter.all_platforms')], ...PLATFORMS.map((p) => [p, platformLabel(p)])], state.platform, { id: 'campaign-platform' });
+  const from = h('input', { type: 'date', id: 'campaign-from', value: state.from, required: true });
+  const to = h('input', { type: 'date', id: 'campaign-to', value: state.to, required: true });
+  const presetButtons = PRESETS.map((d) => {
+    const b = h('button', { type: 'button', class: 'btn btn-small', 'aria-pressed': 'false' }, t('campaigns.preset', { days: d }));
+    b.addEventListener('click', () => {
+      const w = presetWindow(d);
+      from.value = w.from;
+      to.value = w.to;
+      run();
+    });
+    return [d, b];
+  });
+  const show = h('button', { type: 'submit', class: 'btn btn-primary' }, t('campaigns.show'));
+  const form = h(
+    'form',
+    { class: 'filters', 'aria-label': t('campaigns.picker') },
+    field(t('campaigns.campaign'), campaign, t('campaigns.campaign_hint')),
+    datalist,
+    field(t('filter.platform'), platform),
+    field(t('campaigns.from'), from),
+    field(t('campaigns.to'), to),
+    h('div', { class: 'field' }, h('span', { class: 'label', id: 'preset-label' }, t('campaigns.presets')), h('div', { class: 'presets', role: 'group', 'aria-labelledby': 'preset-label' }, presetButtons.map(([, b]) => b))),
+    show,
+  );
+  const results = h('div');
+  main.append(section(t('campaigns.picker'), form), results);
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    run();
+  });
+
+  campaignNames().then((names) => {
+    for (const n of names) datalist.append(h('option', { value: n }));
+  });
+
+  async function run() {
+    state.campaign = campaign.value.trim();
+    state.platform = platform.value;
+    state.from = from.value;
+    state.to = to.value;
+    const sp = new URLSearchParams();
+    for (const k of ['campaign', 'platform', 'from', 'to']) if (state[k]) sp.set(k, state[k]);
+    history.replaceState(null, '', `/campaigns?${sp}`);
+    for (const [d, b] of presetButtons) {
+      const w = presetWindow(d);
+      b.setAttribute('aria-pressed', String(w.from === state.from && w.to === state.to));
+    }
+    clear(results);
+    if (!state.from || !state.to || state.from > state.to) {
+      results.append(h('div', { class: 'alert alert-error', role: 'alert' }, t('campaigns.bad_window')));
+      return;
+    }
+    const days = daysBetween(state.from, state.to);
+    if (days.length > MAX_DAYS) {
+      results.append(h('div', { class: 'alert alert-error', role: 'alert' }, t('campaigns.too_long', { max: MAX_DAYS })));
+      return;
+    }
+    results.append(h('p', { class: 'loading' }, t('app.loading')));
+    const scope = { from: state.from, to: state.to, campaign: state.campaign };
+    await busy(show, async () => {
+      try {
+        const platforms = state.platform ? [state.platform] : PLATFORMS;
+        const [all, perPlatform] = await Promise.all([
+          get('/dashboard/stats', { query: { ...scope, platform: state.platform } }),
+          Promise.all(platforms.map((p) => get('/dashboard/stats', { query: { ...scope, platform: p } }).then((s) => ({ platform: p, ...s.total })))),
+        ]);
+        if (!ctx.isCurrent()) return;
+        fill(results, 
+          h('p', { class: 'subtitle' }, t('campaigns.window', { campaign: state.campaign || t('campaigns.all'), from: date(all.from), to: date(all.to) })),
+          h('dl', { class: 'stats', 'aria-label': t('campaigns.totals') }, METRICS.map((m) => h('div', { class: 'stat' }, h('dt', null, metricLabel(m)), h('dd', null, num(all.total[m]))))),
+          perDay(all.days || []),
+          section(
+            t('campaigns.per_platform'),
+            dataTable({
+              caption: t('campaigns.per_platform'),
+              hideCaption: true,
+              csvName: 'campaign-platforms',
+              columns: [{ key: 'platform', label: t('filter.platform'), header: true, cell: (r) => platformLabel(r.platform) }, ...metricCells()],
+              rows: perPlatform.filter((r) => METRICS.some((m) => r[m])),
+            }),
+          ),
+        );
+        const creatorSlot = h('div', null, h('p', { class: 'loading' }, t('app.loading')));
+        results.append(section(t('campaigns.per_creator'), h('p', { class: 'hint' }, t('campaigns.per_creator_hint')), creatorSlot));
+        const creators = await perCreator(days, scope, state.platform);
+        if (!ctx.isCurrent()) return;
+        fill(creatorSlot, 
+          dataTable({
+            caption: t('campaigns.per_creator'),
+            hideCaption: true,
+            csvName: 'campaign-creators',
+            columns: [
+              { key: 'creator', label: t('videos.col_creator'), header: true, cell: (r) => (r.username ? `@${r.username}` : t('campaigns.unknown_creator')) },
+              { key: 'platform', label: t('filter.platform'), cell: (r) => platformLabel(r.platform) },
+              { key: 'videos', label: t('campaigns.videos'), numeric: true, cell: (r) => num(r.videos.size) },
+              ...metricCells(),
+            ],
+            rows: creators,
+          }),
+        );
+      } catch (e) {
+        if (ctx.isCurrent()) fill(results, errorBox(e));
+      }
+    });
+  }
+  await run();
+}
+
+function perDay(days) {
+  const metricSel = select(METRICS.map((m) => [m, metricLabel(m)]), 'views', { id: 'campaign-metric' });
+  const slot = h('div', { class: 'chart-block' });
+  const draw = () => {
+    const m = metricSel.value;
+    const points = days.map((d) => ({ date: d.date, value: d[m] }));
+    const total = points.reduce((a, p) => a + (p.value || 0), 0);
+    fill(slot, 
+      barChart({
+        title: t('campaigns.chart_title', { metric: metricLabel(m) }),
+        description: points.length ? t('chart.daily_desc', { days: points.length, total: num(total), metric: metricLabel(m) }) : t('chart.no_data'),
+        points,
+      }),
+    );
+  };
+  metricSel.addEventListener('change', draw);
+  draw();
+  return section(
+    t('campaigns.per_day'),
+    h('div', { class: 'chart-controls' }, field(t('chart.metric'), metricSel)),
+    slot,
+    dataTable({
+      caption: t('campaigns.per_day'),
+      hideCaption: true,
+      csvName: 'campaign-days',
+      columns: [{ key: 'date', label: t('table.day'), header: true, cell: (d) => date(d.date) }, ...metricCells()],
+      rows: [...days].reverse(),
+    }),
+  );
+}
+
+/**
+ * Gains per creator over the window: each day's per-video increments
+ * (GET /analytics/videos/for_date, the increments rule), summed by creator.
+ */
+async function perCreator(days, scope, platform) {
+  const groups = new Map();
+  await pool(days, 4, async (day) => {
+    const rows = await get('/analytics/videos/for_date', {
+      query: { date: day, limit: 1000, sort_by: 'views', campaign: scope.campaign, platform },
+    });
+    for (const v of rows || []) {
+      const username = v.blogger_channel_username ? v.blogger_channel_username.replace(/^@/, '') : '';
+      const key = `${v.platform}:${username.toLowerCase()}`;
+      let g = groups.get(key);
+      if (!g) {
+        g = { username, platform: v.platform, videos: new Set(), views: 0, likes: 0, comments: 0, reposts: 0, saves: 0 };
+        groups.set(key, g);
+      }
+      g.videos.add(v.video_id);
+      for (const m of METRICS) g[m] += v[`${m}_increment`] || 0;
+    }
+  });
+  return [...groups.values()].sort((a, b) => b.views - a.views || a.username.localeCompare(b.username));
+}

@@ -1,0 +1,431 @@
+// Videos: the tracked videos (sort, filters, title search, paging, gain
+// over a period), the paste box that tracks links, bulk campaign and tags.
+import { get, post, patch, can } from '../api.js';
+import { h, clear, fill, field, select, errorBox, errorText, busy, pageHeader, section, nextId } from '../dom.js';
+import { t, num, gain } from '../i18n.js';
+import { dataTable } from '../table.js';
+import { platformLabel, PLATFORMS, trackingStatusLabel, TRACKING_STATES, trackOutcomeLabel } from '../labels.js';
+import { gainOver } from '../stats.js';
+
+export const MAX_LINKS = 50;
+const SORTS = ['created_at', 'views', 'likes', 'updated_at'];
+const PERIODS = [1, 7, 30];
+const PAGE_SIZES = [25, 50, 100];
+
+/** The listing's state, kept in the address so back and reload keep it. */
+function readState(query) {
+  const int = (name, fallback) => {
+    const v = Number.parseInt(query.get(name) ?? '', 10);
+    return Number.isFinite(v) && v >= 0 ? v : fallback;
+  };
+  return {
+    q: query.get('q') || '',
+    platform: PLATFORMS.includes(query.get('platform')) ? query.get('platform') : '',
+    status: TRACKING_STATES.includes(query.get('status')) ? query.get('status') : '',
+    sort: SORTS.includes(query.get('sort')) || query.get('sort') === 'gain' ? query.get('sort') : 'created_at',
+    order: query.get('order') === 'asc' ? 'asc' : 'desc',
+    limit: PAGE_SIZES.includes(int('limit', 50)) ? int('limit', 50) : 50,
+    offset: int('offset', 0),
+    period: PERIODS.includes(int('period', 7)) ? int('period', 7) : 7,
+  };
+}
+
+function writeState(state) {
+  const params = new URLSearchParams();
+  const defaults = { sort: 'created_at', order: 'desc', limit: 50, offset: 0, period: 7 };
+  for (const [k, v] of Object.entries(state)) {
+    if (v === '' || v === defaults[k]) continue;
+    params.set(k, String(v));
+  }
+  const qs = params.toString();
+  history.replaceState(null, '', `/videos${qs ? `?${qs}` : ''}`);
+}
+
+export function thumbnail(url) {
+  const placeholder = () => h('span', { class: 'thumb thumb-placeholder', 'aria-hidden': 'true' }, '▶');
+  if (!url) return placeholder();
+  const img = h('img', { class: 'thumb', src: url, alt: '', loading: 'lazy', width: 64, height: 36, referrerpolicy: 'no-referrer' });
+  img.addEventListener('error', () => img.replaceWith(placeholder()));
+  return img;
+}
+
+/** One line per link; blank lines dropped. */
+export function parseLinks(text) {
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
+}
+
+function trackBox(onTracked) {
+  const area = h('textarea', { id: 'track-links', rows: 5, spellcheck: 'false', autocomplete: 'off', placeholder: 'https://www.tiktok.com/@creator/video/…' });
+  const counter = h('span', { class: 'hint', 'aria-live': 'polite' });
+  const results = h('div', { class: 'track-results', 'aria-live': 'polite' });
+  const button = h('button', { type: 'submit', class: 'btn btn-primary' }, t('videos.track_submit'));
+  const update = () => {
+    const n = parseLinks(area.value).length;
+    counter.textContent = t('videos.track_count', { count: n, max: MAX_LINKS });
+    counter.classList.toggle('over', n > MAX_LINKS);
+  };
+  area.addEventListener('input', update);
+  update();
+  const form = h(
+    'form',
+    { class: 'form track-form', novalidate: true },
+    field(t('videos.track_label'), area, t('videos.track_hint', { max: MAX_LINKS })),
+    h('div', { class: 'actions' }, button, counter),
+    results,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clear(results);
+    const urls = parseLinks(area.value);
+    if (!urls.length) {
+      results.append(h('div', { class: 'alert alert-error', role: 'alert' }, t('videos.track_empty')));
+      return;
+    }
+    if (urls.length > MAX_LINKS) {
+      results.append(h('div', { class: 'alert alert-error', role: 'alert' }, t('videos.track_too_many', { max: MAX_LINKS })));
+      return;
+    }
+    await busy(button, async () => {
+      try {
+        const answer = await post('/dashboard/videos/track', { urls }, { raw: true });
+        const items = answer.data.results || [];
+        const summary = answer.meta?.summary;
+        if (summary) {
+          results.append(
+            h(
+              'p',
+              { class: 'alert alert-ok', role: 'status' },
+              t('videos.track_summary', { tracked: summary.tracked, already: summary.already_tracked, errors: summary.errors }),
+            ),
+          );
+        }
+        results.append(
+          dataTable({
+            caption: t('videos.track_results'),
+            csvName: 'track-results',
+            columns: [
+              { key: 'index', label: '#', numeric: true, cell: (r) => String(r.index + 1) },
+              { key: 'url', label: t('videos.col_link'), cell: (r) => h('span', { class: 'url' }, r.url) },
+              {
+                key: 'status',
+                label: t('videos.col_outcome'),
+                cell: (r) => h('span', { class: `badge badge-${r.status}` }, trackOutcomeLabel(r.status)),
+              },
+              { key: 'platform', label: t('videos.col_platform'), cell: (r) => (r.platform ? platformLabel(r.platform) : '–') },
+              {
+                key: 'detail',
+                label: t('videos.col_detail'),
+                cell: (r) => (r.error ? r.error : r.video_id ? h('a', { href: `/videos/${r.video_id}` }, t('videos.open')) : ''),
+              },
+            ],
+            rows: items,
+          }),
+        );
+        if (items.some((r) => r.status !== 'error')) onTracked();
+      } catch (e) {
+        results.append(errorBox(e));
+      }
+    });
+  });
+  return form;
+}
+
+function bulkBar(selected, onDone) {
+  let rowsById = new Map();
+  const campaign = h('input', { type: 'text', id: 'bulk-campaign', maxlength: 200 });
+  const tags = h('input', { type: 'text', id: 'bulk-tags' });
+  const setCampaign = h('button', { type: 'button', class: 'btn' }, t('videos.bulk_set_campaign'));
+  const addTags = h('button', { type: 'button', class: 'btn' }, t('videos.bulk_add_tags'));
+  const count = h('p', { class: 'bulk-count', 'aria-live': 'polite' });
+  const log = h('ol', { class: 'bulk-log', 'aria-live': 'polite' });
+  const refresh = () => {
+    count.textContent = t('videos.selected', { count: selected.size });
+    setCampaign.disabled = selected.size === 0;
+    addTags.disabled = selected.size === 0;
+  };
+  async function run(button, body, what) {
+    clear(log);
+    await busy(button, async () => {
+      for (const id of [...selected]) {
+        const row = rowsById.get(id);
+        const name = row?.title || row?.external_video_id || id;
+        const item = h('li', null, `${name}: ${t('videos.bulk_working')}`);
+        log.append(item);
+        try {
+          await patch(`/dashboard/videos/${encodeURIComponent(id)}`, body);
+          item.textContent = `${name}: ${what}`;
+          item.className = 'ok';
+        } catch (e) {
+          item.textContent = `${name}: ${errorText(e)}`;
+          item.className = 'error';
+        }
+      }
+    });
+    onDone();
+  }
+  setCampaign.addEventListener('click', () => {
+    const value = campaign.value.trim();
+    run(setCampaign, { campaign: value || null }, value ? t('videos.bulk_campaign_done', { campaign: value }) : t('videos.bulk_campaign_cleared'));
+  });
+  addTags.addEventListener('click', () => {
+    const names = tags.value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (!names.length) {
+      fill(log, h('li', { class: 'error' }, t('videos.bulk_no_tags')));
+      return;
+    }
+    run(addTags, { tags: names }, t('videos.bulk_tags_done', { tags: names.join(', ') }));
+  });
+  const setRows = (rows) => {
+    rowsById = rows;
+  };
+  refresh();
+  const bar = h(
+    'div',
+    { class: 'bulk' },
+    count,
+    h('div', { class: 'bulk-controls' }, field(t('videos.bulk_campaign'), campaign), setCampaign),
+    h('div', { class: 'bulk-controls' }, field(t('videos.bulk_tags'), tags, t('videos.bulk_tags_hint')), addTags),
+    log,
+  );
+  return { bar, refresh, setRows };
+}
+
+export default async function videos(main, params, query, ctx) {
+  const state = readState(query);
+  const editor = can('editor');
+  const listSlot = h('div');
+  main.append(pageHeader(t('videos.title')));
+
+  const trackDetails = h(
+    'details',
+    { class: 'card track-card', open: true },
+    h('summary', null, h('h2', { class: 'inline-h2' }, t('videos.track_title'))),
+    trackBox(() => load()),
+  );
+  main.append(trackDetails);
+
+  // Filters
+  const search = h('input', { type: 'search', id: 'video-search', value: state.q, autocomplete: 'off' });
+  const platform = select([['', t('filter.all_platforms')], ...PLATFORMS.map((p) => [p, platformLabel(p)])], state.platform, { id: 'video-platform' });
+  const status = select([['', t('filter.all_states')], ...TRACKING_STATES.map((s) => [s, trackingStatusLabel(s)])], state.status, { id: 'video-status' });
+  const sort = select(
+    [
+      ['created_at', t('videos.sort_created')],
+      ['views', t('videos.sort_views')],
+      ['likes', t('videos.sort_likes')],
+      ['updated_at', t('videos.sort_updated')],
+      ['gain', t('videos.sort_gain')],
+    ],
+    state.sort,
+    { id: 'video-sort' },
+  );
+  const order = select(
+    [
+      ['desc', t('videos.order_desc')],
+      ['asc', t('videos.order_asc')],
+    ],
+    state.order,
+    { id: 'video-order' },
+  );
+  const period = select(PERIODS.map((d) => [d, t('videos.period_days', { days: d })]), state.period, { id: 'video-period' });
+  const pageSize = select(PAGE_SIZES.map((n) => [n, String(n)]), state.limit, { id: 'video-limit' });
+  const filters = h(
+    'form',
+    { class: 'filters video-filters', role: 'search', 'aria-label': t('videos.filters') },
+    field(t('videos.search'), search),
+    field(t('filter.platform'), platform),
+    field(t('filter.status'), status),
+    field(t('videos.sort'), sort),
+    field(t('videos.order'), order),
+    field(t('videos.gain_period'), period),
+    field(t('videos.page_size'), pageSize),
+    h('button', { type: 'submit', class: 'btn' }, t('videos.apply')),
+  );
+  let searchTimer;
+  const apply = () => {
+    Object.assign(state, {
+      q: search.value.trim(),
+      platform: platform.value,
+      status: status.value,
+      sort: sort.value,
+      order: order.value,
+      period: Number(period.value),
+      limit: Number(pageSize.value),
+      offset: 0,
+    });
+    load();
+  };
+  filters.addEventListener('submit', (e) => {
+    e.preventDefault();
+    apply();
+  });
+  for (const control of [platform, status, sort, order, period, pageSize]) control.addEventListener('change', apply);
+  search.addEventListener('input', () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(apply, 350);
+  });
+  main.append(section(t('videos.list_title'), filters, listSlot));
+
+  const selected = new Set();
+  const bulk = editor ? bulkBar(selected, () => load()) : null;
+  let loadSeq = 0;
+
+  async function load() {
+    const seq = ++loadSeq;
+    writeState(state);
+    fill(listSlot, h('p', { class: 'loading' }, t('app.loading')));
+    let page;
+    try {
+      page = await get('/dashboard/videos', {
+        query: {
+          limit: state.limit,
+          offset: state.offset,
+          sort: state.sort === 'gain' ? 'updated_at' : state.sort,
+          order: state.order,
+          platform: state.platform,
+          status: state.status,
+          q: state.q,
+        },
+      });
+    } catch (e) {
+      if (seq === loadSeq && ctx.isCurrent()) fill(listSlot, errorBox(e));
+      return;
+    }
+    if (seq !== loadSeq || !ctx.isCurrent()) return;
+    let rows = (page.data || []).map((v) => ({ ...v, gain: gainOver(v.stats, 'views', state.period) }));
+    // A server that does not search titles answers every video: the search
+    // then narrows this page only, and says so.
+    let pageOnly = false;
+    if (state.q) {
+      const needle = state.q.toLowerCase();
+      const matching = rows.filter((r) => (r.title || '').toLowerCase().includes(needle));
+      pageOnly = matching.length !== rows.length;
+      rows = matching;
+    }
+    if (state.sort === 'gain') {
+      const dir = state.order === 'asc' ? 1 : -1;
+      rows.sort((a, b) => ((a.gain ?? -Infinity) - (b.gain ?? -Infinity)) * dir);
+    }
+    const rowsById = new Map(rows.map((r) => [r.video_id, r]));
+    for (const id of [...selected]) if (!rowsById.has(id)) selected.delete(id);
+    const refresh = bulk ? bulk.refresh : () => {};
+    if (bulk) bulk.setRows(rowsById);
+    const allBox = h('input', { type: 'checkbox', 'aria-label': t('videos.select_all') });
+    const boxes = [];
+    allBox.addEventListener('change', () => {
+      for (const b of boxes) {
+        b.checked = allBox.checked;
+        if (allBox.checked) selected.add(b.value);
+        else selected.delete(b.value);
+      }
+      refresh();
+    });
+    const onSort = (key) => {
+      if (state.sort === key) state.order = state.order === 'desc' ? 'asc' : 'desc';
+      else {
+        state.sort = key;
+        state.order = 'desc';
+      }
+      sort.value = state.sort;
+      order.value = state.order;
+      state.offset = 0;
+      load();
+    };
+    const columns = [];
+    if (editor) {
+      columns.push({
+        key: 'select',
+        label: allBox,
+        csv: false,
+        cell: (r) => {
+          const box = h('input', {
+            type: 'checkbox',
+            value: r.video_id,
+            checked: selected.has(r.video_id),
+            'aria-label': t('videos.select_one', { title: r.title || r.external_video_id }),
+          });
+          box.addEventListener('change', () => {
+            if (box.checked) selected.add(r.video_id);
+            else selected.delete(r.video_id);
+            refresh();
+          });
+          boxes.push(box);
+          return box;
+        },
+      });
+    }
+    columns.push(
+      { key: 'thumb', label: h('span', { class: 'visually-hidden' }, t('videos.col_thumbnail')), csv: false, cell: (r) => thumbnail(r.thumbnail_url) },
+      {
+        key: 'title',
+        label: t('videos.col_title'),
+        cell: (r) => h('a', { href: `/videos/${r.video_id}`, class: 'title-link' }, r.title || r.external_video_id),
+      },
+      { key: 'creator', label: t('videos.col_creator'), cell: (r) => (r.author_username ? `@${r.author_username}` : '–') },
+      { key: 'platform', label: t('videos.col_platform'), cell: (r) => platformLabel(r.platform) },
+      { key: 'views', label: t('metric.views'), numeric: true, sortable: true, cell: (r) => num(r.views) },
+      { key: 'likes', label: t('metric.likes'), numeric: true, sortable: true, cell: (r) => num(r.likes) },
+      { key: 'comments', label: t('metric.comments'), numeric: true, cell: (r) => num(r.comments) },
+      {
+        key: 'gain',
+        label: t('videos.col_gain', { days: state.period }),
+        numeric: true,
+        sortable: true,
+        cell: (r) => gain(r.gain),
+      },
+      { key: 'campaign', label: t('videos.col_campaign'), cell: (r) => r.campaign || '–' },
+      {
+        key: 'tags',
+        label: t('videos.col_tags'),
+        cell: (r) => (r.tags && r.tags.length ? h('span', { class: 'tags' }, r.tags.map((tag) => h('span', { class: 'tag' }, tag))) : '–'),
+      },
+      {
+        key: 'status',
+        label: t('videos.col_status'),
+        cell: (r) => h('span', { class: `badge badge-${r.tracking_status}` }, trackingStatusLabel(r.tracking_status)),
+      },
+    );
+    const p = page.pagination || { total: rows.length, limit: state.limit, offset: state.offset, has_more: false };
+    const prev = h('button', { type: 'button', class: 'btn btn-small', disabled: p.offset === 0 }, t('paging.previous'));
+    const next = h('button', { type: 'button', class: 'btn btn-small', disabled: !p.has_more }, t('paging.next'));
+    prev.addEventListener('click', () => {
+      state.offset = Math.max(0, state.offset - state.limit);
+      load();
+    });
+    next.addEventListener('click', () => {
+      state.offset += state.limit;
+      load();
+    });
+    const from = rows.length ? p.offset + 1 : 0;
+    const to = p.offset + rows.length;
+    const pagingId = nextId('paging');
+    fill(listSlot, 
+      bulk ? bulk.bar : null,
+      pageOnly ? h('p', { class: 'alert alert-info', role: 'status' }, t('videos.search_page_only')) : null,
+      dataTable({
+        caption: t('videos.table_caption'),
+        hideCaption: true,
+        csvName: 'videos',
+        columns,
+        rows,
+        empty: state.q || state.platform || state.status ? t('videos.none_matching') : t('videos.none_yet'),
+        sort: { key: state.sort, dir: state.order, onSort },
+      }),
+      h(
+        'nav',
+        { class: 'paging', 'aria-label': t('paging.label') },
+        prev,
+        h('span', { id: pagingId }, t('paging.range', { from: num(from), to: num(to), total: num(p.total) })),
+        next,
+      ),
+    );
+    refresh();
+  }
+  await load();
+}

@@ -1,0 +1,632 @@
+#!/usr/bin/env node
+// Browser tests of the vidpulse web app.
+//
+//   node e2e/run.mjs <path of a built vidpulse binary> <database URL>
+//
+// The database URL is `sqlite://FILE` (or a bare file path) or a PostgreSQL
+// URL of an empty database. The runner starts `vidpulse serve` on a free
+// loopback port with the simulated platforms and a temporary data folder,
+// creates the first account, then drives Debian's Chromium through the
+// journeys of issue 21, running axe-core on every page. Screenshots go to
+// $CARGO_TARGET_DIR/e2e-screenshots/ (target/e2e-screenshots/ without it).
+// Exits non-zero when any journey fails.
+
+import { spawn, execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createServer } from 'node:net';
+import { mkdtemp, mkdir, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { chromium } from 'playwright-core';
+
+const run = promisify(execFile);
+const require = createRequire(import.meta.url);
+const here = path.dirname(fileURLToPath(import.meta.url));
+const AXE_SOURCE = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+const [binaryArg, dbArg] = process.argv.slice(2);
+if (!binaryArg || !dbArg) {
+  console.error('usage: node e2e/run.mjs <vidpulse binary> <database URL>');
+  process.exit(2);
+}
+const binary = path.resolve(binaryArg);
+const databaseUrl = /^[a-z]+:\/\//.test(dbArg) ? dbArg : `sqlite://${path.resolve(dbArg)}`;
+const backend = databaseUrl.startsWith('postgres') ? 'postgres' : 'sqlite';
+const targetDir = process.env.CARGO_TARGET_DIR || path.resolve(here, '..', 'target');
+const shotDir = path.join(targetDir, 'e2e-screenshots');
+const PASSWORD = 'correct horse battery staple';
+const OWNER = 'owner@example.test';
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+
+const LINKS = [
+  'https://www.tiktok.com/@mira.cooks/video/7301234567890123456',
+  'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
+  'https://www.instagram.com/reel/CWqAgUZgCku/',
+  'https://example.com/not-a-video',
+];
+
+function log(...args) {
+  console.log('e2e:', ...args);
+}
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor(what, check, timeoutMs = 30000, everyMs = 250) {
+  const end = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < end) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await sleep(everyMs);
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
+}
+
+// ---------------------------------------------------------------- server
+
+const work = await mkdtemp(path.join(tmpdir(), 'vidpulse-e2e-'));
+const dataDir = path.join(work, 'data');
+const outbox = path.join(dataDir, 'outbox');
+await mkdir(dataDir, { recursive: true });
+await mkdir(shotDir, { recursive: true });
+const port = await freePort();
+const base = `http://127.0.0.1:${port}`;
+const env = {
+  ...process.env,
+  DATABASE_URL: databaseUrl,
+  VIDPULSE_LISTEN: `127.0.0.1:${port}`,
+  VIDPULSE_UPSTREAM: 'simulated',
+  VIDPULSE_FILES_DIR: path.join(dataDir, 'files'),
+  VIDPULSE_OUTBOX_DIR: outbox,
+  VIDPULSE_PUBLIC_URL: base,
+  VIDPULSE_DASHBOARD_URL: base,
+  VIDPULSE_LOG_FORMAT: 'text',
+  RUST_LOG: process.env.RUST_LOG || 'warn',
+};
+delete env.VIDPULSE_REDIS_URL;
+delete env.VIDPULSE_SMTP_URL;
+
+let serverLog = '';
+const server = spawn(binary, ['serve'], { env, cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+server.stdout.on('data', (d) => (serverLog += d));
+server.stderr.on('data', (d) => (serverLog += d));
+let serverExited = false;
+server.on('exit', () => (serverExited = true));
+
+async function stopServer() {
+  if (!serverExited) {
+    server.kill('SIGTERM');
+    await Promise.race([new Promise((r) => server.on('exit', r)), sleep(10000)]);
+    if (!serverExited) server.kill('SIGKILL');
+  }
+}
+
+async function admin(...args) {
+  const { stdout } = await run(binary, ['admin', ...args], { env, cwd: work });
+  return stdout;
+}
+
+// ---------------------------------------------------------------- results
+
+const results = [];
+const problems = [];
+let page;
+let context;
+let currentJourney = '';
+
+function expect(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+async function journey(name, fn) {
+  currentJourney = name;
+  const started = Date.now();
+  try {
+    await fn();
+    results.push({ name, ok: true });
+    log(`ok   ${name} (${Date.now() - started} ms)`);
+    return true;
+  } catch (e) {
+    results.push({ name, ok: false, error: e });
+    log(`FAIL ${name}: ${e.message}`);
+    try {
+      await page.screenshot({ path: path.join(shotDir, `${backend}-FAILED-${name.replace(/\W+/g, '-')}.png`), fullPage: true });
+    } catch (_) {
+      /* nothing to show */
+    }
+    return false;
+  }
+}
+
+/** axe-core on the page as it stands: serious or critical violations fail. */
+async function checkA11y(label) {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    // eslint-disable-next-line no-undef
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  });
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  for (const v of violations.filter((x) => !bad.includes(x))) log(`  axe (${v.impact}) on ${label}: ${v.id} — ${v.help}`);
+  if (bad.length) {
+    throw new Error(`axe on ${label}: ${bad.map((v) => `${v.impact} ${v.id} (${v.help}) at ${v.nodes.join(', ')}`).join('; ')}`);
+  }
+}
+
+async function shot(name, { full = true } = {}) {
+  const size = page.viewportSize();
+  const file = path.join(shotDir, `${backend}-${name}-${size.width}.png`);
+  await page.screenshot({ path: file, fullPage: full });
+  return file;
+}
+
+/** Waits for the app to settle: no "Loading…" paragraph left. */
+async function settled() {
+  await page.waitForFunction(() => !document.querySelector('main .loading'), null, { timeout: 30000 });
+}
+
+async function visit(url) {
+  await page.goto(`${base}${url}`);
+  await settled();
+}
+
+async function heading() {
+  return (await page.locator('h1').first().textContent()).trim();
+}
+
+async function apiFetch(method, url, body) {
+  return page.evaluate(
+    async ([m, u, b]) => {
+      const headers = { Accept: 'application/json' };
+      const org = localStorage.getItem('vidpulse.organization');
+      if (org) headers['X-Organization-ID'] = org;
+      const s = await (await fetch('/auth/session', { credentials: 'same-origin' })).json();
+      if (m !== 'GET') headers['X-CSRF-Token'] = s.data.csrf_token;
+      if (b) headers['Content-Type'] = 'application/json';
+      const r = await fetch(u, { method: m, headers, body: b ? JSON.stringify(b) : undefined, credentials: 'same-origin' });
+      return { status: r.status, body: await r.json().catch(() => null) };
+    },
+    [method, url, body],
+  );
+}
+
+/** The first link to `path` in the newest e-mail of the outbox that has one. */
+async function linkFromOutbox(pathPrefix, to) {
+  return waitFor(`an e-mail with ${pathPrefix}`, async () => {
+    const files = (await readdir(outbox).catch(() => [])).filter((f) => f.endsWith('.eml'));
+    for (const f of files.reverse()) {
+      let text = await readFile(path.join(outbox, f), 'utf8');
+      if (to && !text.toLowerCase().includes(to.toLowerCase())) continue;
+      // Quoted-printable: soft line breaks and =XX escapes.
+      text = text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
+      const m = text.match(new RegExp(`https?://[^\\s"<>]*${pathPrefix.replace(/[/?]/g, '\\$&')}[^\\s"<>]*`));
+      if (m) return m[0];
+    }
+    return null;
+  }, 15000);
+}
+
+// ---------------------------------------------------------------- main
+
+let exitCode = 1;
+let browserContext;
+try {
+  await waitFor('the server to be ready', async () => {
+    if (serverExited) throw new Error(`vidpulse serve exited:\n${serverLog}`);
+    const r = await fetch(`${base}/readyz`);
+    return r.ok;
+  }, 60000);
+  log(`server on ${base} (${backend}); screenshots in ${shotDir}`);
+
+  // The first account: a one-time set-password link, printed.
+  let setPasswordLink;
+  let created = null;
+  try {
+    created = await admin('create-user', '--email', OWNER, '--org', 'Acme', '--role', 'owner');
+  } catch (e) {
+    // A binary without `admin create-user`: the owner from create-org, and
+    // the link from a "forgot password" e-mail in the outbox.
+    log(`admin create-user failed (${e.message.split('\n')[0]}); using create-org and the forgot-password e-mail`);
+    await admin('create-org', '--name', 'Acme', '--plan', 'free', '--owner-email', OWNER);
+    const r = await fetch(`${base}/auth/forgot-password`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: OWNER }) });
+    expect(r.status === 202, `forgot-password answered ${r.status}`);
+  }
+  const printed = created && created.match(/(?:https?:\/\/[^\s"]*)?\/set-password\?token=[^\s"]+/);
+  const link = printed ? printed[0] : await linkFromOutbox('/set-password?token=', OWNER);
+  expect(link, `no set-password link:\n${created}`);
+  setPasswordLink = link.startsWith('http') ? `${base}${new URL(link).pathname}${new URL(link).search}` : `${base}${link}`;
+
+  const userData = path.join(work, 'chromium-profile');
+  browserContext = await chromium.launchPersistentContext(userData, {
+    executablePath: CHROMIUM,
+    headless: true,
+    acceptDownloads: true,
+    viewport: { width: 1280, height: 800 },
+    locale: 'en-US',
+    timezoneId: 'UTC',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  context = browserContext;
+  page = context.pages()[0] || (await context.newPage());
+  page.setDefaultTimeout(15000);
+  page.on('console', (msg) => {
+    const text = msg.text();
+    if (msg.type() === 'error' && !/Failed to load resource|ERR_NAME_NOT_RESOLVED|ERR_INTERNET_DISCONNECTED|net::/.test(text)) {
+      problems.push(`${currentJourney}: console error: ${text}`);
+    }
+    if (/Content Security Policy|Refused to/.test(text)) problems.push(`${currentJourney}: CSP: ${text}`);
+  });
+  page.on('pageerror', (e) => problems.push(`${currentJourney}: page error: ${e.message}`));
+  page.on('dialog', (d) => d.accept());
+  // Nothing leaves this machine: thumbnails of the simulated platforms
+  // point at other hosts, which the app must survive (placeholder).
+  await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort('internetdisconnected'));
+
+  let orgId;
+
+  const signedUp = await journey('set password from the printed link', async () => {
+    await page.goto(`${base}/sign-in`);
+    await settled();
+    expect((await heading()) === 'Sign in', `sign-in heading: ${await heading()}`);
+    await checkA11y('sign-in');
+    await shot('sign-in');
+    await page.goto(setPasswordLink);
+    await settled();
+    await checkA11y('set-password');
+    await page.getByLabel('New password').fill('short');
+    await page.getByLabel('Repeat the password').fill('short');
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'at least 10 characters' }).waitFor();
+    await page.getByLabel('New password').fill(PASSWORD);
+    await page.getByLabel('Repeat the password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await page.waitForURL(`${base}/videos`);
+    await settled();
+    orgId = await page.evaluate(() => localStorage.getItem('vidpulse.organization'));
+    expect(orgId, 'no organization chosen after sign-in');
+    // Paid features (creator adds, PATCH) need a paid plan.
+    await admin('set-plan', '--org', orgId, '--plan', 'pro');
+  });
+  if (!signedUp) throw new Error('cannot continue without an account');
+
+  await journey('sign out, wrong password, sign in with next', async () => {
+    await page.locator('.user-menu summary').click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/sign-in/);
+    await settled();
+    await page.goto(`${base}/team`);
+    await page.waitForURL(/\/sign-in\?next=%2Fteam/);
+    await settled();
+    await page.getByLabel('E-mail').fill(OWNER);
+    await page.getByLabel('Password').fill('wrong password!');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'E-mail or password is wrong.' }).waitFor();
+    await shot('sign-in-error');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/team`);
+    await settled();
+    expect((await heading()) === 'Team', `after sign-in: ${await heading()}`);
+    // Old addresses lead to the app.
+    await page.goto(`${base}/dashboard`);
+    await page.waitForURL(`${base}/videos`);
+    await settled();
+  });
+
+  await journey('paste links and see each outcome', async () => {
+    await visit('/videos');
+    await page.getByLabel('Video links').fill(LINKS.join('\n'));
+    await page.getByText(`${LINKS.length} of 50 links`).waitFor();
+    await page.getByRole('button', { name: 'Track videos' }).click();
+    const results = page.locator('.track-results table');
+    await results.waitFor();
+    const outcomes = await results.locator('tbody tr td:nth-child(3)').allTextContents();
+    expect(outcomes.length === LINKS.length, `outcomes: ${outcomes}`);
+    expect(outcomes.filter((o) => o === 'Tracked').length === 3, `outcomes: ${outcomes}`);
+    expect(outcomes[3] === 'Not tracked', `outcome of the bad link: ${outcomes[3]}`);
+    // Tracking them again: already tracked.
+    await page.getByLabel('Video links').fill(LINKS[0]);
+    await page.getByRole('button', { name: 'Track videos' }).click();
+    await page.locator('.track-results td', { hasText: 'Already tracked' }).waitFor();
+    await page.getByLabel('Video links').fill(LINKS.join('\n'));
+    await page.getByRole('button', { name: 'Track videos' }).click();
+    await page.locator('.track-results table').waitFor();
+  });
+
+  let title;
+  await journey('find a video by title and open it', async () => {
+    // The first readings arrive within seconds; titles come with them.
+    await waitFor('titles of the tracked videos', async () => {
+      await visit('/videos');
+      const titles = await page.locator('a.title-link').allTextContents();
+      return titles.length === 3 && titles.every((x) => !/^[A-Za-z0-9_-]{6,}$/.test(x) || x.includes(' '));
+    }, 60000, 1500);
+    await checkA11y('videos');
+    await shot('videos');
+    const titles = await page.locator('a.title-link').allTextContents();
+    title = titles[0];
+    const word = title.split(/\s+/).find((w) => w.length > 3) || title;
+    await page.getByLabel('Search titles').fill(word);
+    await page.waitForURL(/q=/);
+    await settled();
+    await waitFor('the filtered list', async () => (await page.locator('a.title-link').count()) >= 1 && (await page.locator('a.title-link').allTextContents()).every((x) => x.toLowerCase().includes(word.toLowerCase())));
+    await page.getByLabel('Platform').selectOption('tiktok');
+    await settled();
+    await page.getByLabel('Platform').selectOption('');
+    await settled();
+    await page.getByRole('link', { name: title }).first().click();
+    await page.waitForURL(/\/videos\/[0-9a-f-]{36}$/);
+    await settled();
+    expect((await heading()) === title, `video page heading: ${await heading()} (wanted ${title})`);
+  });
+
+  await journey('open a video: charts, table, edit', async () => {
+    expect(await page.locator('svg.chart[role="img"]').count() >= 2, 'two charts');
+    expect(await page.locator('svg.chart title').first().textContent(), 'chart title');
+    await checkA11y('video');
+    await shot('video');
+    await page.getByLabel('Campaign', { exact: true }).fill('Summer launch');
+    await page.getByLabel('Budget', { exact: true }).fill('1500');
+    await page.getByLabel('eCPM (cost per 1,000 views)').fill('12.5');
+    await page.getByLabel('Add tags').fill('food, EU');
+    await page.getByLabel('Workflow').selectOption('running');
+    await page.getByLabel('Notes').fill('Posted on launch day.');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.locator('.toast', { hasText: 'Saved.' }).waitFor();
+    await settled();
+    const facts = await page.locator('dl.facts').textContent();
+    for (const want of ['Summer launch', '1,500', 'food', 'EU', 'Running', 'Posted on launch day.']) expect(facts.includes(want), `facts lack ${want}: ${facts}`);
+    // A refused value shows the server's message.
+    await page.getByLabel('Budget', { exact: true }).fill('-3');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('alert').first().waitFor();
+  });
+
+  await journey('bulk campaign and tags on the selected videos', async () => {
+    await visit('/videos');
+    await page.getByLabel('Select all videos on this page').check();
+    await page.getByText('3 selected').waitFor();
+    await page.getByLabel('Campaign for the selected').fill('Summer launch');
+    await page.getByRole('button', { name: 'Set campaign' }).click();
+    await waitFor('three results', async () => (await page.locator('.bulk-log li.ok').count()) === 3);
+    await settled();
+    await page.getByLabel('Select all videos on this page').check();
+    await page.getByLabel('Tags for the selected').fill('launch');
+    await page.getByRole('button', { name: 'Add tags' }).click();
+    await waitFor('three results', async () => (await page.locator('.bulk-log li.ok').count()) === 3);
+    await settled();
+    const campaigns = await page.locator('table.table tbody tr td:nth-child(10)').allTextContents();
+    expect(campaigns.length === 3 && campaigns.every((c) => c === 'Summer launch'), `campaigns: ${campaigns}`);
+  });
+
+  await journey('download a table as CSV', async () => {
+    await visit('/videos');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /^Download CSV/ }).first().click()]);
+    const file = await download.path();
+    const bytes = await readFile(file);
+    expect(bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf, 'CSV starts with a UTF-8 BOM');
+    const text = bytes.toString('utf8').slice(1);
+    const lines = text.trim().split('\r\n');
+    expect(lines[0].startsWith('Title,Creator,Platform,Views'), `CSV header: ${lines[0]}`);
+    expect(lines.length === 4, `CSV rows: ${lines.length}`);
+    expect(lines.some((l) => l.includes(title.includes(',') ? `"${title}"` : title)), 'CSV has the video title');
+    expect(download.suggestedFilename().startsWith('videos-'), download.suggestedFilename());
+  });
+
+  await journey('campaign view', async () => {
+    await visit('/campaigns');
+    await page.getByLabel('Campaign', { exact: true }).fill('Summer launch');
+    await page.getByRole('button', { name: 'Last 7 days' }).click();
+    await settled();
+    await page.locator('dl.stats').waitFor();
+    await waitFor('the per-creator table', async () => (await page.locator('section', { hasText: 'Per creator' }).locator('table tbody tr').count()) >= 1);
+    expect(await page.locator('svg.chart').count() >= 1, 'a per-day chart');
+    expect((await page.getByRole('button', { name: 'Last 7 days' }).getAttribute('aria-pressed')) === 'true', 'preset pressed');
+    await checkA11y('campaigns');
+    await shot('campaigns');
+  });
+
+  await journey('add a creator and watch its job finish', async () => {
+    await visit('/creators');
+    await page.getByLabel('Handle').fill('@mira.cooks');
+    await page.getByLabel('Platform').selectOption('tiktok');
+    await page.getByLabel('Latest videos to track').fill('3');
+    await page.getByRole('button', { name: 'Add creator' }).click();
+    await page.locator('.job').waitFor();
+    await page.locator('.job .badge', { hasText: 'Done' }).waitFor({ timeout: 60000 });
+    await page.getByRole('button', { name: 'Manage @mira.cooks' }).waitFor();
+    await page.getByRole('button', { name: 'Manage @mira.cooks' }).click();
+    await page.getByLabel('Campaign', { exact: true }).fill('Summer launch');
+    await page.getByRole('button', { name: 'Save campaign' }).click();
+    await page.locator('.toast', { hasText: 'Campaign saved.' }).waitFor();
+    await page.getByLabel('New tag').fill('food');
+    await page.getByRole('button', { name: 'Save tags' }).click();
+    await page.locator('.toast', { hasText: 'Tags saved.' }).waitFor();
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.locator('.toast', { hasText: 'Creator paused.' }).waitFor();
+    const row = page.locator('table.table tbody tr', { hasText: '@mira.cooks' });
+    await row.getByText('Paused').waitFor();
+    await checkA11y('creators');
+    await shot('creators');
+  });
+
+  let apiKey;
+  await journey('API key create, use, usage, revoke', async () => {
+    await visit('/settings');
+    await page.getByLabel('Key name').fill('laptop');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.locator('#new-api-key').waitFor();
+    apiKey = (await page.locator('#new-api-key').textContent()).trim();
+    expect(apiKey.length > 20, 'the key is shown once');
+    await page.getByRole('button', { name: 'Copy key' }).waitFor();
+    await checkA11y('settings');
+    await shot('settings');
+    // Requests with the key are what usage counts.
+    for (let i = 0; i < 3; i++) {
+      const r = await fetch(`${base}/v1/videos/stats?limit=5`, { headers: { Authorization: `Bearer ${apiKey}` } });
+      expect(r.ok, `API call with the key: ${r.status}`);
+    }
+    await waitFor('usage to count the requests', async () => {
+      await visit('/usage');
+      const n = (await page.locator('#usage-requests').textContent()).replace(/\D/g, '');
+      return Number(n) >= 3;
+    }, 30000, 2000);
+    expect(await page.locator('svg.chart').count() === 1, 'usage chart');
+    await checkA11y('usage');
+    await shot('usage');
+    await visit('/settings');
+    await page.getByRole('button', { name: 'Revoke key laptop' }).click();
+    await page.locator('.toast', { hasText: 'Key revoked.' }).waitFor();
+    await page.getByText(/^Revoked /).waitFor();
+    const r = await fetch(`${base}/v1/videos/stats`, { headers: { Authorization: `Bearer ${apiKey}` } });
+    expect(r.status === 401, `revoked key answers ${r.status}`);
+  });
+
+  let inviteLink;
+  await journey('team invite', async () => {
+    await visit('/team');
+    await page.getByLabel('E-mail 1').fill('kate@example.test');
+    await page.getByLabel('Role 1').selectOption('editor');
+    await page.getByLabel('E-mail 2').fill('sam@example.test');
+    await page.getByRole('button', { name: 'Send invitations' }).click();
+    await page.getByText('Invited kate@example.test as Editor.').waitFor();
+    await page.locator('#pending-count', { hasText: '2' }).waitFor();
+    await checkA11y('team');
+    await shot('team');
+    inviteLink = await linkFromOutbox('/invitations/', 'kate@example.test');
+  });
+
+  await journey('invitation: create a password, accept', async () => {
+    expect(inviteLink, 'an invitation link in the outbox');
+    const saved = await context.cookies();
+    await context.clearCookies();
+    const url = new URL(inviteLink);
+    await visit(url.pathname);
+    await checkA11y('invitation (signed out)');
+    await shot('invitation');
+    await page.getByLabel('New password').fill(PASSWORD);
+    await page.getByLabel('Repeat the password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create password and continue' }).click();
+    await page.getByRole('button', { name: 'Accept invitation' }).waitFor();
+    await page.getByRole('button', { name: 'Accept invitation' }).click();
+    await page.getByText('Welcome to Acme!').waitFor();
+    await visit('/videos');
+    expect((await page.locator('a.title-link').count()) >= 3, 'the new member sees the videos');
+    await context.clearCookies();
+    await context.addCookies(saved);
+    await page.evaluate((id) => localStorage.setItem('vidpulse.organization', id), orgId);
+    // The owner sees the new member and changes her role.
+    await visit('/team');
+    await page.getByLabel('Role of kate@example.test').selectOption('viewer');
+    await page.locator('.toast', { hasText: 'kate@example.test is now Viewer.' }).waitFor();
+    await settled();
+    expect((await page.getByLabel('Role of kate@example.test').inputValue()) === 'viewer', 'role changed');
+  });
+
+  await journey('sessions listed', async () => {
+    await visit('/settings');
+    await page.getByText('this browser').waitFor();
+  });
+
+  await journey('phone width: navigation collapses', async () => {
+    await visit('/videos');
+    expect(!(await page.getByRole('button', { name: 'Menu' }).isVisible()), 'no menu button at 1280 px');
+    expect(await page.getByRole('navigation', { name: 'Main' }).isVisible(), 'navigation shown at 1280 px');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await visit('/videos');
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    expect(!(await nav.isVisible()), 'navigation hidden behind the menu button');
+    await shot('videos');
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await nav.waitFor({ state: 'visible' });
+    await checkA11y('videos (phone, menu open)');
+    await shot('menu', { full: false });
+    await page.getByRole('link', { name: 'Campaigns' }).click();
+    await page.waitForURL(/\/campaigns/);
+    await settled();
+    await shot('campaigns');
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow <= 1, `the page scrolls sideways by ${overflow}px`);
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  await journey('keyboard: skip link and focus', async () => {
+    await visit('/videos');
+    await page.keyboard.press('Tab');
+    const first = await page.evaluate(() => document.activeElement.textContent);
+    expect(first.trim() === 'Skip to content', `first Tab stop: ${first}`);
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    const inMain = await page.evaluate(() => document.getElementById('main').contains(document.activeElement));
+    expect(inMain, 'focus moved into the page');
+  });
+
+  await journey('language switch to German', async () => {
+    await visit('/videos');
+    await page.locator('.user-menu summary').click();
+    await page.getByLabel('Language').selectOption('de');
+    await page.getByRole('heading', { level: 1, name: 'Videos' }).waitFor();
+    await page.getByRole('link', { name: 'Einstellungen' }).waitFor();
+    await page.getByRole('link', { name: 'Kampagnen' }).click();
+    await page.waitForURL(/\/campaigns/);
+    await settled();
+    expect((await heading()) === 'Kampagnen', `German heading: ${await heading()}`);
+    expect((await page.evaluate(() => document.documentElement.lang)) === 'de', 'html lang');
+    const stored = await apiFetch('GET', '/organizations/user/language');
+    expect(stored.body.data.language === 'de', `stored language: ${JSON.stringify(stored.body)}`);
+    await page.reload();
+    await settled();
+    expect((await heading()) === 'Kampagnen', 'German after a reload');
+    await checkA11y('campaigns (German)');
+    await shot('campaigns-de');
+    await visit('/usage');
+    await shot('usage-de');
+  });
+
+  await journey('no console errors or CSP violations', async () => {
+    expect(problems.length === 0, problems.join('\n'));
+  });
+
+  exitCode = results.every((r) => r.ok) ? 0 : 1;
+} catch (e) {
+  log(`stopped: ${e.stack || e.message}`);
+  if (serverLog) log(`server log (last lines):\n${serverLog.split('\n').slice(-30).join('\n')}`);
+} finally {
+  if (browserContext) await browserContext.close().catch(() => {});
+  await stopServer();
+  await rm(work, { recursive: true, force: true }).catch(() => {});
+}
+
+const passed = results.filter((r) => r.ok).length;
+const failed = results.length - passed;
+log(`screenshots: ${shotDir}`);
+console.log(`e2e (${backend}): ${passed} passed, ${failed} failed`);
+if (failed === 0 && exitCode === 0) console.log(`e2e: ${passed} journeys passed`);
+process.exit(failed ? 1 : exitCode);
