@@ -555,6 +555,36 @@ try {
     await page.getByText('this browser').waitFor();
   });
 
+  await journey('rename the organization', async () => {
+    await visit('/settings');
+    await page.getByLabel('New name').fill('Acme Studio');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.locator('.toast', { hasText: 'Organization renamed.' }).waitFor();
+    expect((await page.locator('#org-name').textContent()) === 'Acme Studio', 'the new name shown');
+    const listed = await apiFetch('GET', '/organizations/list');
+    expect(listed.body.data.some((o) => o.name === 'Acme Studio'), 'the new name listed');
+  });
+
+  await journey('a user of no organization starts one', async () => {
+    const printed = JSON.parse(await admin('create-user', '--email', 'solo@example.test', '--app-url', base));
+    const link = new URL(printed.set_password_url);
+    const saved = await context.cookies();
+    await context.clearCookies();
+    await visit(link.pathname + link.search);
+    await page.getByLabel('New password').fill(PASSWORD);
+    await page.getByLabel('Repeat the password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Set password and sign in' }).click();
+    await page.getByLabel('Organization name').waitFor();
+    await checkA11y('no organization yet');
+    await page.getByLabel('Organization name').fill('Solo Studio');
+    await page.getByRole('button', { name: 'Create organization' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Videos' }).waitFor();
+    await page.getByRole('heading', { name: 'Tracked videos' }).waitFor();
+    await context.clearCookies();
+    await context.addCookies(saved);
+    await page.evaluate((id) => localStorage.setItem('vidpulse.organization', id), orgId);
+  });
+
   await journey('phone width: navigation collapses', async () => {
     await visit('/videos');
     expect(!(await page.getByRole('button', { name: 'Menu' }).isVisible()), 'no menu button at 1280 px');

@@ -2,7 +2,7 @@
 // navigation, user menu) and the client-side router (History API).
 import { session, loadSession, loadOrganizations, setOrg, get, put, post } from './api.js';
 import { setLanguage, t, translateStatic, pick, language } from './i18n.js';
-import { h, clear, fill, errorBox, toast, setTitle } from './dom.js';
+import { h, clear, fill, field, busy, errorBox, toast, setTitle } from './dom.js';
 
 const ROUTES = [
   { path: /^\/sign-in$/, page: 'signin', public: true },
@@ -227,7 +227,7 @@ export async function render() {
     if (route.public || session.org || route.page === 'settings') {
       await mod.default(main, params, new URLSearchParams(search), { isCurrent: () => seq === renderSeq });
     } else {
-      main.append(h('h1', null, t('app.no_org_title')), h('p', null, t('app.no_org_text')));
+      main.append(h('h1', null, t('app.no_org_title')), h('p', null, t('app.no_org_text')), registerForm(pathname + search));
     }
     const title = main.querySelector('h1');
     if (seq === renderSeq && title) setTitle(title.textContent);
@@ -235,6 +235,29 @@ export async function render() {
     if (seq !== renderSeq) return;
     fill(main, h('h1', null, t('error.page_title')), errorBox(e));
   }
+}
+
+/** A form that registers a first organization; the caller becomes its admin. */
+function registerForm(back) {
+  const name = h('input', { type: 'text', id: 'new-org-name', maxlength: 200, required: true, autocomplete: 'organization' });
+  const status = h('div', { class: 'form-status', 'aria-live': 'polite' });
+  const create = h('button', { type: 'submit', class: 'btn btn-primary' }, t('app.create_org'));
+  const form = h('form', { class: 'inline-form' }, field(t('app.new_org_name'), name), create);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clear(status);
+    await busy(create, async () => {
+      try {
+        const made = await post('/organizations/register', { name: name.value }, { org: false });
+        setOrg(made.organization_id);
+        await loadOrganizations();
+        navigate(back, { replace: true });
+      } catch (e) {
+        status.append(errorBox(e));
+      }
+    });
+  });
+  return h('section', null, h('h2', null, t('app.create_org_title')), status, form);
 }
 
 function onLinkClick(event) {

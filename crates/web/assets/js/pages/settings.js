@@ -15,7 +15,11 @@ async function organization(slot) {
   }
   const s = await get('/organizations/settings');
   const logo = s.logo_url ? h('img', { src: s.logo_url, alt: t('settings.logo_alt', { name: s.name }), class: 'logo-preview' }) : h('p', { class: 'hint' }, t('settings.no_logo'));
-  const parts = [h('dl', { class: 'facts' }, h('dt', null, t('settings.org_name')), h('dd', { id: 'org-name' }, s.name), h('dt', null, t('settings.currency')), h('dd', null, s.currency)), h('h3', null, t('settings.logo')), logo];
+  const parts = [h('dl', { class: 'facts' }, h('dt', null, t('settings.org_name')), h('dd', { id: 'org-name' }, s.name), h('dt', null, t('settings.currency')), h('dd', null, s.currency))];
+  if (can('admin')) {
+    parts.push(renameForm(s));
+  }
+  parts.push(h('h3', null, t('settings.logo')), logo);
   if (can('admin')) {
     const file = h('input', { type: 'file', id: 'logo-file', accept: 'image/png,image/jpeg,image/webp' });
     const status = h('div', { class: 'form-status', 'aria-live': 'polite' });
@@ -48,6 +52,28 @@ async function organization(slot) {
     parts.push(status, form);
   }
   slot.append(...parts);
+}
+
+/** The form that renames the organization (admins). */
+function renameForm(s) {
+  const name = h('input', { type: 'text', id: 'org-rename', maxlength: 200, value: s.name, required: true, autocomplete: 'organization' });
+  const status = h('div', { class: 'form-status', 'aria-live': 'polite' });
+  const save = h('button', { type: 'submit', class: 'btn' }, t('settings.rename'));
+  const form = h('form', { class: 'inline-form' }, field(t('settings.new_name'), name), save);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clear(status);
+    await busy(save, async () => {
+      try {
+        const data = await put('/organizations/settings', { name: name.value });
+        document.getElementById('org-name').textContent = data.name;
+        toast(t('settings.renamed'));
+      } catch (e) {
+        status.append(errorBox(e));
+      }
+    });
+  });
+  return h('div', null, status, form);
 }
 
 function languageForm() {
