@@ -16,7 +16,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 use vidpulse_domain::VideoId;
-use vidpulse_domain::analytics::{GroupBy, Metrics, daily_closes, daily_increments};
+use vidpulse_domain::analytics::{Metrics, daily_closes, daily_increments};
 use vidpulse_store::{DayIncrementQuery, VideoLookup};
 
 use crate::dashboard::access::OrgAuth;
@@ -26,7 +26,9 @@ use crate::extract::{PathParam, Query};
 use crate::input::{Bounded, Fault, Input, Refusals, text_unless_empty};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::analytics::{AnalyticsParams, Day, MetricsView, Scope, Window, bad_day};
+use crate::v1::analytics::{
+    AnalyticsParams, Day, Grouping, MetricsView, Scope, TotalsGroup, Window, bad_day, totals_of,
+};
 use crate::v1::videos::rfc3339;
 
 /// Default and largest number of `for_date` rows.
@@ -98,6 +100,11 @@ pub struct OrganizationStats {
     pub total: MetricsView,
     /// Gains per day with a reading (the public increments rule), ascending.
     pub days: Vec<StatsDay>,
+    /// The `group_by` asked (`none` by default).
+    pub group_by_dimension: &'static str,
+    /// The window's gains per group, most views first (the public totals'
+    /// groups); empty for `group_by=none`.
+    pub groups: Vec<TotalsGroup>,
 }
 
 /// One video's gains on the requested day.
@@ -259,10 +266,11 @@ impl Input for ForDateQuery {
     params(
         ("X-Organization-ID" = Uuid, Header, description = "The organization"),
         Window,
+        Grouping,
         Scope,
     ),
     responses(
-        (status = 200, description = "Totals and days", body = Envelope<OrganizationStats>),
+        (status = 200, description = "Totals, days and groups", body = Envelope<OrganizationStats>),
         (status = 400, description = "VALIDATION_ERROR with `field`"),
     ),
     security(("bearer_jwt" = []))
@@ -274,13 +282,10 @@ async fn organization_stats(
     q: Query<AnalyticsParams>,
 ) -> Result<Json<Envelope<OrganizationStats>>, ApiError> {
     // The analytics endpoints' parameters, all of them read and checked
-    // alike; the dashboard documents the window and the scope.
-    let mut query = q.parse()?.query(app.clock.now().date_naive())?;
-    query.group_by = GroupBy::None;
-    let mut total = Metrics::default();
-    for row in app.store.analytics_totals(auth.org, &query).await? {
-        total += row.metrics;
-    }
+    // alike; the dashboard documents the window, the grouping and the scope.
+    let query = q.parse()?.query(app.clock.now().date_naive())?;
+    let rows = app.store.analytics_totals(auth.org, &query).await?;
+    let (total, groups) = totals_of(query.group_by, &rows);
     let mut days: BTreeMap<NaiveDate, Metrics> = BTreeMap::new();
     for row in app.store.analytics_increments(auth.org, &query).await? {
         if let Some(day) = row.day {
@@ -299,6 +304,8 @@ async fn organization_stats(
                     metrics: m.into(),
                 })
                 .collect(),
+            group_by_dimension: query.group_by.as_str(),
+            groups,
         },
         Meta::of(&ctx),
     ))

@@ -384,6 +384,32 @@ impl AnalyticsParams {
     }
 }
 
+/// The sum of a totals query's rows, and its groups (most views first;
+/// none for `group_by=none`).
+pub(crate) fn totals_of(group_by: GroupBy, rows: &[AnalyticsRow]) -> (Metrics, Vec<TotalsGroup>) {
+    let groups = into_groups(rows.iter().map(|r| {
+        let (k, l) = key_of(group_by, r);
+        (k, l, r.metrics)
+    }));
+    let mut total = Metrics::default();
+    for g in &groups {
+        total += g.metrics;
+    }
+    let groups = if group_by == GroupBy::None {
+        Vec::new()
+    } else {
+        groups
+            .into_iter()
+            .map(|g| TotalsGroup {
+                group_key: g.key,
+                group_label: g.label,
+                metrics: g.metrics.into(),
+            })
+            .collect()
+    };
+    (total, groups)
+}
+
 /// The group key and label of a row.
 fn key_of(group_by: GroupBy, r: &AnalyticsRow) -> (String, String) {
     group_by
@@ -438,26 +464,7 @@ async fn totals(
     auth.require_paid_plan(&app.config.upgrade_url)?;
     let query = q.parse()?.query(app.clock.now().date_naive())?;
     let rows = app.store.analytics_totals(auth.org.id, &query).await?;
-    let groups = into_groups(rows.iter().map(|r| {
-        let (k, l) = key_of(query.group_by, r);
-        (k, l, r.metrics)
-    }));
-    let mut total = Metrics::default();
-    for g in &groups {
-        total += g.metrics;
-    }
-    let groups = if query.group_by == GroupBy::None {
-        Vec::new()
-    } else {
-        groups
-            .into_iter()
-            .map(|g| TotalsGroup {
-                group_key: g.key,
-                group_label: g.label,
-                metrics: g.metrics.into(),
-            })
-            .collect()
-    };
+    let (total, groups) = totals_of(query.group_by, &rows);
     charge(&app, &auth, &ctx, "analytics_totals").await?;
     let data = TotalsData {
         group_by_dimension: query.group_by.as_str(),

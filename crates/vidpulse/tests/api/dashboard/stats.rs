@@ -160,6 +160,42 @@ async fn dashboard_analytics_video_history_totals_and_top_videos_of_a_day(
         .map(|d| d["views"].as_i64().unwrap())
         .collect();
     assert_eq!(days, [500, 2500, 9000]);
+    assert_eq!(a.body["data"]["group_by_dimension"], "none");
+    assert_eq!(a.body["data"]["groups"], json!([]));
+    // Per creator on each platform: the public totals' groups, most views first.
+    let a = call(
+        &app,
+        Method::GET,
+        "/dashboard/stats?from=2026-10-01&to=2026-10-03&group_by=platform_blogger",
+        &admin,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    let groups: Vec<(&str, i64)> = a.body["data"]["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["group_key"].as_str().unwrap(),
+                g["views"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(groups, [("youtube:ana", 9500), ("tiktok:mira", 2000)]);
+    assert_eq!(a.body["data"]["total"]["views"], 2000 + 9500);
+    let bad = call(
+        &app,
+        Method::GET,
+        "/dashboard/stats?group_by=person",
+        &admin,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_nested_error(&bad, 400, "VALIDATION_ERROR");
     let a = call(
         &app,
         Method::GET,

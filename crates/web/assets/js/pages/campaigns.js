@@ -1,5 +1,5 @@
 // Campaigns: a campaign and a period; totals, gains per day (bar chart and
-// table), per platform and per creator.
+// table), per platform and per creator (the grouped totals of /dashboard/stats).
 import { get } from '../api.js';
 import { h, clear, fill, field, select, errorBox, busy, pageHeader, section, nextId } from '../dom.js';
 import { t, num, date } from '../i18n.js';
@@ -25,20 +25,6 @@ function daysBetween(from, to) {
   const out = [];
   for (let d = new Date(`${from}T00:00:00Z`); isoDay(d) <= to; d = new Date(d.getTime() + 86400000)) out.push(isoDay(d));
   return out;
-}
-
-/** Runs `work` over `items` with at most `limit` at once. */
-async function pool(items, limit, work) {
-  const results = new Array(items.length);
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await work(items[i]);
-    }
-  });
-  await Promise.all(workers);
-  return results;
 }
 
 async function campaignNames() {
@@ -130,12 +116,10 @@ export default async function campaigns(main, params, query, ctx) {
     const scope = { from: state.from, to: state.to, campaign: state.campaign };
     await busy(show, async () => {
       try {
-        const platforms = state.platform ? [state.platform] : PLATFORMS;
-        const [all, perPlatform] = await Promise.all([
-          get('/dashboard/stats', { query: { ...scope, platform: state.platform } }),
-          Promise.all(platforms.map((p) => get('/dashboard/stats', { query: { ...scope, platform: p } }).then((s) => ({ platform: p, ...s.total })))),
-        ]);
+        const stats = (group_by) => get('/dashboard/stats', { query: { ...scope, platform: state.platform, group_by } });
+        const [all, byPlatform, byCreator] = await Promise.all([stats(undefined), stats('platform'), stats('platform_blogger')]);
         if (!ctx.isCurrent()) return;
+        const flat = (g) => ({ ...g, key: g.group_key });
         fill(results, 
           h('p', { class: 'subtitle' }, t('campaigns.window', { campaign: state.campaign || t('campaigns.all'), from: date(all.from), to: date(all.to) })),
           h('dl', { class: 'stats', 'aria-label': t('campaigns.totals') }, METRICS.map((m) => h('div', { class: 'stat' }, h('dt', null, metricLabel(m)), h('dd', null, num(all.total[m]))))),
@@ -146,28 +130,24 @@ export default async function campaigns(main, params, query, ctx) {
               caption: t('campaigns.per_platform'),
               hideCaption: true,
               csvName: 'campaign-platforms',
-              columns: [{ key: 'platform', label: t('filter.platform'), header: true, cell: (r) => platformLabel(r.platform) }, ...metricCells()],
-              rows: perPlatform.filter((r) => METRICS.some((m) => r[m])),
+              columns: [{ key: 'platform', label: t('filter.platform'), header: true, cell: (r) => platformLabel(r.key) }, ...metricCells()],
+              rows: (byPlatform.groups || []).map(flat),
             }),
           ),
-        );
-        const creatorSlot = h('div', null, h('p', { class: 'loading' }, t('app.loading')));
-        results.append(section(t('campaigns.per_creator'), h('p', { class: 'hint' }, t('campaigns.per_creator_hint')), creatorSlot));
-        const creators = await perCreator(days, scope, state.platform);
-        if (!ctx.isCurrent()) return;
-        fill(creatorSlot, 
-          dataTable({
-            caption: t('campaigns.per_creator'),
-            hideCaption: true,
-            csvName: 'campaign-creators',
-            columns: [
-              { key: 'creator', label: t('videos.col_creator'), header: true, cell: (r) => (r.username ? `@${r.username}` : t('campaigns.unknown_creator')) },
-              { key: 'platform', label: t('filter.platform'), cell: (r) => platformLabel(r.platform) },
-              { key: 'videos', label: t('campaigns.videos'), numeric: true, cell: (r) => num(r.videos.size) },
-              ...metricCells(),
-            ],
-            rows: creators,
-          }),
+          section(
+            t('campaigns.per_creator'),
+            dataTable({
+              caption: t('campaigns.per_creator'),
+              hideCaption: true,
+              csvName: 'campaign-creators',
+              columns: [
+                { key: 'creator', label: t('videos.col_creator'), header: true, cell: (r) => (r.username ? `@${r.username}` : t('campaigns.unknown_creator')) },
+                { key: 'platform', label: t('filter.platform'), cell: (r) => platformLabel(r.platform) },
+                ...metricCells(),
+              ],
+              rows: (byCreator.groups || []).map(creatorRow),
+            }),
+          ),
         );
       } catch (e) {
         if (ctx.isCurrent()) fill(results, errorBox(e));
@@ -209,26 +189,12 @@ function perDay(days) {
 }
 
 /**
- * Gains per creator over the window: each day's per-video increments
- * (GET /analytics/videos/for_date, the increments rule), summed by creator.
+ * A row of the per-creator table from a `group_by=platform_blogger` group:
+ * its key is `platform:handle`, its label `handle - Platform`.
  */
-async function perCreator(days, scope, platform) {
-  const groups = new Map();
-  await pool(days, 4, async (day) => {
-    const rows = await get('/analytics/videos/for_date', {
-      query: { date: day, limit: 1000, sort_by: 'views', campaign: scope.campaign, platform },
-    });
-    for (const v of rows || []) {
-      const username = v.blogger_channel_username ? v.blogger_channel_username.replace(/^@/, '') : '';
-      const key = `${v.platform}:${username.toLowerCase()}`;
-      let g = groups.get(key);
-      if (!g) {
-        g = { username, platform: v.platform, videos: new Set(), views: 0, likes: 0, comments: 0, reposts: 0, saves: 0 };
-        groups.set(key, g);
-      }
-      g.videos.add(v.video_id);
-      for (const m of METRICS) g[m] += v[`${m}_increment`] || 0;
-    }
-  });
-  return [...groups.values()].sort((a, b) => b.views - a.views || a.username.localeCompare(b.username));
+function creatorRow(g) {
+  const platform = g.group_key.split(':')[0];
+  const cut = g.group_label.lastIndexOf(' - ');
+  const username = cut >= 0 ? g.group_label.slice(0, cut) : g.group_label;
+  return { ...g, platform, username };
 }
