@@ -82,15 +82,14 @@ export async function afterSignIn(data, next) {
 }
 
 async function startSignedIn() {
-  let lang = session.user?.language;
-  try {
-    const data = await get('/organizations/user/language', { org: false });
-    lang = data.language || lang;
-  } catch (_) {
-    /* keep the session's */
-  }
-  await setLanguage(lang || navigator.language);
-  await loadOrganizations();
+  // The language, the catalog and the organizations at once: each is a
+  // round trip the first page would otherwise wait for in turn.
+  const language = get('/organizations/user/language', { org: false })
+    .then((data) => data.language)
+    .catch(() => null);
+  const orgs = loadOrganizations();
+  const lang = (await language) || session.user?.language;
+  await Promise.all([setLanguage(lang || navigator.language), orgs]);
 }
 
 function renderHeader(active) {
@@ -287,6 +286,9 @@ function onLinkClick(event) {
 }
 
 async function start() {
+  // Fetch the page's code while the session is asked for.
+  const found = match(location.pathname);
+  if (found) PAGES[found.route.page]().catch(() => {});
   try {
     const data = await loadSession();
     if (data) await startSignedIn();
