@@ -164,9 +164,11 @@ fn find_nul(value: &Value) -> Option<NulAt> {
 }
 
 /// The query string, a parameter given twice counting once (its last
-/// value); checked for NUL characters; [`Query::parse`] reads it as `T`.
+/// value) for [`Query::parse`], which reads it as `T`; every value of a
+/// repeatable one is in [`Query::all`]. Checked for NUL characters.
 pub struct Query<T> {
     params: Value,
+    repeated: Vec<(String, String)>,
     typed_as: PhantomData<fn() -> T>,
 }
 
@@ -177,12 +179,23 @@ impl<T: Input> Query<T> {
     }
 }
 
+impl<T> Query<T> {
+    /// Every value of parameter `name`, in the order sent.
+    pub fn all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.repeated
+            .iter()
+            .filter(move |(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
 impl<S: Send + Sync, T> FromRequestParts<S> for Query<T> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
         let query = parts.uri.query().unwrap_or("");
         let mut params = Map::new();
+        let mut repeated = Vec::new();
         for (name, value) in url::form_urlencoded::parse(query.as_bytes()).into_owned() {
             if name.contains('\0') {
                 return Err(ApiError::validation(
@@ -196,10 +209,12 @@ impl<S: Send + Sync, T> FromRequestParts<S> for Query<T> {
                     format!("`{name}` contains a NUL character (%00), which is not accepted"),
                 ));
             }
+            repeated.push((name.clone(), value.clone()));
             params.insert(name, Value::String(value));
         }
         Ok(Query {
             params: Value::Object(params),
+            repeated,
             typed_as: PhantomData,
         })
     }

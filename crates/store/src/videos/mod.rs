@@ -269,6 +269,12 @@ pub struct ListQuery {
     /// Only videos whose title holds this text, in any case (ASCII case on
     /// SQLite, Unicode lowercase on PostgreSQL).
     pub title: Option<String>,
+    /// Only videos of this campaign (exactly).
+    pub campaign: Option<String>,
+    /// Only videos of the creator with this handle (any case, no `@`).
+    pub author: Option<String>,
+    /// Only videos carrying every one of these tags (names, any case).
+    pub tags: Vec<String>,
     /// Sort key.
     pub sort: SortKey,
     /// Sort direction.
@@ -277,6 +283,18 @@ pub struct ListQuery {
     pub limit: i64,
     /// Rows to skip.
     pub offset: i64,
+}
+
+impl ListQuery {
+    /// Whether no filter is set (every video of the organization listed).
+    pub fn is_unfiltered(&self) -> bool {
+        self.platform.is_none()
+            && self.status.is_none()
+            && self.title.is_none()
+            && self.campaign.is_none()
+            && self.author.is_none()
+            && self.tags.is_empty()
+    }
 }
 
 /// A page of results.

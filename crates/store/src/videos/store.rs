@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
-use vidpulse_domain::names::tag_key;
+use vidpulse_domain::names::{handle_key, tag_key};
 use vidpulse_domain::patch::VideoPatch;
 use vidpulse_domain::schedule::FAILING_AFTER_FAILURES;
 use vidpulse_domain::{OrgId, VideoId};
@@ -14,6 +14,7 @@ use super::*;
 use crate::StoreError;
 use crate::rollup::{self, Scope};
 use crate::rows::{list_order, state_name};
+use crate::sql::Builder;
 use crate::sql::{Dialect, SqlStore, Tx};
 
 /// The statements of [`VideoStore::video`].
@@ -70,49 +71,34 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
         let order = list_order(query);
         // The page's ids first (an index walk for the default order), then
         // the wide columns (tags, history) of those rows only; the count apart.
-        let list_from = list_from::<D>();
-        let sql = format!(
-            "WITH page AS (
-               SELECT tv.id AS page_id {list_from}
-               ORDER BY {order} LIMIT $7 OFFSET $8)
-             SELECT {columns}
-             FROM page JOIN tracked_videos tv ON tv.id = page.page_id
-             JOIN platform_videos pv ON pv.id = tv.platform_video_id
-             {join}
-             ORDER BY {order}",
-            columns = D::RECORD_COLUMNS,
-            join = D::RECORD_JOIN,
-        );
-        let title = query.title.as_deref().map(title_pattern);
+        let mut page = Builder::<D>::new("WITH page AS (SELECT tv.id AS page_id ");
+        push_listing(&mut page, org, query, now);
+        page.push(&format!(" ORDER BY {order} LIMIT "))
+            .push_bind(query.limit)
+            .push(" OFFSET ")
+            .push_bind(query.offset)
+            .push(&format!(
+                ") SELECT {columns}
+                 FROM page JOIN tracked_videos tv ON tv.id = page.page_id
+                 JOIN platform_videos pv ON pv.id = tv.platform_video_id
+                 {join}
+                 ORDER BY {order}",
+                columns = D::RECORD_COLUMNS,
+                join = D::RECORD_JOIN,
+            ));
         let mut conn = self.read().await?;
-        let page = D::query(AssertSqlSafe(sql))
-            .bind(org.0)
-            .bind(query.platform.map(|p| p.id()))
-            .bind(query.status.map(state_name))
-            .bind(now)
-            .bind(FAILING_AFTER_FAILURES)
-            .bind(title.as_deref())
-            .bind(query.limit)
-            .bind(query.offset);
-        let items = D::fetch_records(page, &mut conn, now).await?;
-        let total: i64 =
-            if query.platform.is_none() && query.status.is_none() && query.title.is_none() {
-                // Unfiltered: the organization's index alone answers.
-                D::query("SELECT count(*) FROM tracked_videos WHERE organization_id = $1")
-                    .bind(org.0)
-                    .fetch_scalar(&mut conn)
-                    .await?
-            } else {
-                D::query(AssertSqlSafe(format!("SELECT count(*) {list_from}")))
-                    .bind(org.0)
-                    .bind(query.platform.map(|p| p.id()))
-                    .bind(query.status.map(state_name))
-                    .bind(now)
-                    .bind(FAILING_AFTER_FAILURES)
-                    .bind(title.as_deref())
-                    .fetch_scalar(&mut conn)
-                    .await?
-            };
+        let items = D::fetch_records(page.build(), &mut conn, now).await?;
+        let total: i64 = if query.is_unfiltered() {
+            // Unfiltered: the organization's index alone answers.
+            D::query("SELECT count(*) FROM tracked_videos WHERE organization_id = $1")
+                .bind(org.0)
+                .fetch_scalar(&mut conn)
+                .await?
+        } else {
+            let mut count = Builder::<D>::new("SELECT count(*) ");
+            push_listing(&mut count, org, query, now);
+            count.build().fetch_scalar(&mut conn).await?
+        };
         Ok(Page { items, total })
     }
 
@@ -278,21 +264,45 @@ async fn attach_tags<D: Dialect>(
 
 /// The listing's rows. Parameters: $1 organization, $2 platform or NULL,
 /// $3 state name or NULL, $4 now, $5 failing threshold.
-fn list_from<D: Dialect>() -> String {
-    format!(
-        "
-    FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
-    WHERE tv.organization_id = $1
-      AND ({platform} IS NULL OR pv.platform = $2)
-      AND ({state} IS NULL OR $3 = CASE
-            WHEN pv.gone_at IS NOT NULL OR pv.failures >= $5 THEN 'failed'
-            WHEN tv.tracking_ends_at <= $4 THEN 'completed'
-            ELSE 'active' END)
-      AND ({title} IS NULL OR lower(pv.title) LIKE $6 ESCAPE '\\')",
-        platform = D::typed("$2", "text"),
-        state = D::typed("$3", "text"),
-        title = D::typed("$6", "text"),
+/// The `FROM … WHERE …` of the listing: the organization's tracked videos
+/// that pass every filter `query` sets (a filter not set adds nothing).
+fn push_listing<D: Dialect>(b: &mut Builder<D>, org: OrgId, query: &ListQuery, now: DateTime<Utc>) {
+    b.push(
+        "FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+         WHERE tv.organization_id = ",
     )
+    .push_bind(org.0);
+    if let Some(platform) = query.platform {
+        b.push(" AND pv.platform = ").push_bind(platform.id());
+    }
+    if let Some(state) = query.status {
+        b.push(" AND CASE WHEN pv.gone_at IS NOT NULL OR pv.failures >= ")
+            .push_bind(FAILING_AFTER_FAILURES)
+            .push(" THEN 'failed' WHEN tv.tracking_ends_at <= ")
+            .push_bind(now)
+            .push(" THEN 'completed' ELSE 'active' END = ")
+            .push_bind(state_name(state));
+    }
+    if let Some(title) = &query.title {
+        b.push(" AND lower(pv.title) LIKE ")
+            .push_bind(title_pattern(title))
+            .push(" ESCAPE '\\'");
+    }
+    if let Some(campaign) = &query.campaign {
+        b.push(" AND tv.campaign = ").push_bind(campaign.as_str());
+    }
+    if let Some(author) = &query.author {
+        b.push(" AND lower(pv.author_username) = ")
+            .push_bind(handle_key(author));
+    }
+    for tag in &query.tags {
+        b.push(
+            " AND EXISTS (SELECT 1 FROM video_tags vt JOIN tags t ON t.id = vt.tag_id
+               WHERE vt.tracked_video_id = tv.id AND t.name_lower = ",
+        )
+        .push_bind(tag_key(tag))
+        .push(")");
+    }
 }
 
 /// The `LIKE` pattern of titles holding `text` (lowercased, its `%`, `_`

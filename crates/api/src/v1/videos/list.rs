@@ -7,6 +7,7 @@ use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::{IntoParams, ToSchema};
+use vidpulse_domain::names::{CAMPAIGN_MAX_CHARS, Campaign, Handle, TAG_MAX_CHARS, TagName};
 use vidpulse_domain::{OrgId, Platform};
 use vidpulse_store::{ListQuery, SortKey, SortOrder, VideoState};
 
@@ -72,7 +73,63 @@ pub struct ListParams {
     #[serde(default, deserialize_with = "text_unless_empty")]
     #[param(value_type = Option<String>)]
     q: Option<TitleSearch>,
+    /// Only videos of this campaign (exactly, as set on the videos)
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    campaign: Option<CampaignFilter>,
+    /// Only videos of this creator: a handle, with or without `@`, any case
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    blogger: Option<HandleFilter>,
+    /// Only videos carrying this tag (any case); repeat it (`tag=a&tag=b`) for videos carrying all
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    tag: Option<TagFilter>,
 }
+
+/// A campaign as the PATCH sets it (trimmed; letters, digits, spaces and
+/// `- _ . ( ) | : % &`).
+#[derive(Debug, Clone)]
+struct CampaignFilter(String);
+
+impl std::str::FromStr for CampaignFilter {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        match Campaign::parse(s) {
+            Ok(Some(c)) => Ok(CampaignFilter(c.as_str().to_owned())),
+            _ => Err(()),
+        }
+    }
+}
+
+/// A creator's handle.
+#[derive(Debug, Clone)]
+struct HandleFilter(String);
+
+impl std::str::FromStr for HandleFilter {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        Handle::parse(s)
+            .map(|h| HandleFilter(h.as_str().to_owned()))
+            .map_err(|_| ())
+    }
+}
+
+/// A tag name.
+#[derive(Debug, Clone)]
+struct TagFilter(String);
+
+impl std::str::FromStr for TagFilter {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        TagName::parse(s)
+            .map(|t| TagFilter(t.as_str().to_owned()))
+            .map_err(|_| ())
+    }
+}
+
+/// Most `tag` values of one listing.
+const MAX_TAG_FILTERS: usize = 10;
 
 /// The text of a title search: 1 to 200 characters once trimmed.
 #[derive(Debug, Clone)]
@@ -151,9 +208,22 @@ impl ListParams {
                 Order::Desc => SortOrder::Desc,
             },
             title: self.q.map(|TitleSearch(text)| text),
+            campaign: self.campaign.map(|CampaignFilter(c)| c),
+            author: self.blogger.map(|HandleFilter(h)| h),
+            tags: self.tag.map(|TagFilter(t)| t).into_iter().collect(),
             limit: self.limit.map_or(50, |Bounded(n)| n),
             offset: self.offset.map_or(0, |Bounded(n)| n),
         }
+    }
+}
+
+impl ListParams {
+    /// The answer to a `tag` value that is not a tag name.
+    fn refuse_tag(raw: &str) -> ApiError {
+        ApiError::invalid_parameter(format!(
+            "`tag` must be a tag name of at most {TAG_MAX_CHARS} characters; got `{raw}`"
+        ))
+        .with_details(json!({ "parameter": "tag" }))
     }
 }
 
@@ -176,6 +246,22 @@ impl Refusals for ListParams {
             "platform" => (
                 format!("`platform` must be TikTok, YouTube or Instagram; got `{raw}`"),
                 json!({ "parameter": "platform", "valid_platform_options": ["TikTok", "YouTube", "Instagram"] }),
+            ),
+            "campaign" => (
+                format!(
+                    "`campaign` must be a campaign name (at most {CAMPAIGN_MAX_CHARS} characters of letters, digits, spaces and - _ . ( ) | : % &); got `{raw}`"
+                ),
+                json!({ "parameter": "campaign" }),
+            ),
+            "blogger" => (
+                format!("`blogger` must be a creator's handle; got `{raw}`"),
+                json!({ "parameter": "blogger" }),
+            ),
+            "tag" => (
+                format!(
+                    "`tag` must be a tag name of at most {TAG_MAX_CHARS} characters; got `{raw}`"
+                ),
+                json!({ "parameter": "tag" }),
             ),
             "q" => (
                 format!("`q` must be at most {TITLE_SEARCH_MAX_CHARS} characters"),
@@ -231,7 +317,22 @@ pub(crate) async fn list_page(
     org: OrgId,
     params: &Query<ListParams>,
 ) -> Result<VideoPage, ApiError> {
-    let query = params.parse()?.into_query();
+    let mut query = params.parse()?.into_query();
+    // `tag` repeats: every value, each checked as the last one was.
+    let mut tags = Vec::new();
+    for raw in params.all("tag").filter(|t| !t.is_empty()) {
+        let TagFilter(tag) = raw.parse().map_err(|()| ListParams::refuse_tag(raw))?;
+        if !tags.contains(&tag) {
+            tags.push(tag);
+        }
+    }
+    if tags.len() > MAX_TAG_FILTERS {
+        return Err(
+            ApiError::invalid_parameter(format!("At most {MAX_TAG_FILTERS} `tag` values"))
+                .with_details(json!({ "parameter": "tag" })),
+        );
+    }
+    query.tags = tags;
     let page = app.store.list_videos(org, &query, app.clock.now()).await?;
     let has_more = query.offset.saturating_add(page.items.len() as i64) < page.total;
     Ok(VideoPage {

@@ -323,3 +323,106 @@ async fn the_listing_finds_videos_by_a_piece_of_their_title(
     assert_eq!(long.status, 400);
     assert_eq!(long.body["code"], "INVALID_PARAMETER");
 }
+
+#[rstest]
+#[tokio::test]
+async fn the_listing_filters_by_campaign_creator_and_every_tag(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let t = team(&app).await;
+    let url =
+        |who: &str, n: u64| format!("https://www.tiktok.com/@{who}/video/73000000000000000{n:02}");
+    let urls = [
+        url("Mira.Cooks", 1),
+        url("mira.cooks", 2),
+        url("zoe", 3),
+        url("zoe", 4),
+    ];
+    app.track(&t.key, &urls.iter().map(String::as_str).collect::<Vec<_>>())
+        .await;
+    app.run_worker_until_idle().await;
+    let patch = |n: u64, body: serde_json::Value| {
+        let (app, key) = (&app, t.key.clone());
+        async move {
+            let a = app
+                .patch(
+                    &format!("/v1/videos/by-external-id/73000000000000000{n:02}"),
+                    &key,
+                    &body,
+                )
+                .await;
+            assert_eq!(a.status, 200, "{:?}", a.body);
+        }
+    };
+    patch(1, json!({"campaign": "Spring", "tags": ["food", "EU"]})).await;
+    patch(2, json!({"campaign": "Spring", "tags": ["food"]})).await;
+    patch(3, json!({"campaign": "Summer", "tags": ["eu", "food"]})).await;
+
+    let ids = |query: &'static str| {
+        let (app, key) = (&app, t.key.clone());
+        async move {
+            let a = app
+                .get(&format!("/v1/videos/stats?limit=100&{query}"), Some(&key))
+                .await;
+            assert_eq!(a.status, 200, "{query}: {:?}", a.body);
+            let mut ids: Vec<String> = a.body["data"]["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v["external_video_id"].as_str().unwrap()[17..].to_owned())
+                .collect();
+            ids.sort();
+            assert_eq!(a.body["data"]["pagination"]["total"], ids.len(), "{query}");
+            ids
+        }
+    };
+    assert_eq!(ids("campaign=Spring").await, ["01", "02"]);
+    assert_eq!(ids("campaign=spring").await, Vec::<String>::new(), "exact");
+    assert_eq!(ids("blogger=%40MIRA.COOKS").await, ["01", "02"]);
+    assert_eq!(ids("blogger=zoe").await, ["03", "04"]);
+    assert_eq!(ids("tag=FOOD").await, ["01", "02", "03"]);
+    assert_eq!(ids("tag=food&tag=eu").await, ["01", "03"]);
+    assert_eq!(ids("tag=food&tag=eu&campaign=Spring").await, ["01"]);
+    assert_eq!(ids("tag=food&blogger=zoe&platform=tiktok").await, ["03"]);
+    assert_eq!(ids("tag=nothing").await, Vec::<String>::new());
+    assert_eq!(
+        ids("campaign=&blogger=&tag=").await.len(),
+        4,
+        "empty filters filter nothing"
+    );
+
+    for (query, parameter) in [
+        ("blogger=no%20spaces", "blogger"),
+        ("campaign=%3Cscript%3E", "campaign"),
+        ("tag=food&tag=", "tag"),
+    ] {
+        let a = app
+            .get(&format!("/v1/videos/stats?{query}"), Some(&t.key))
+            .await;
+        if query.ends_with("tag=") {
+            // An empty repeat is no filter.
+            assert_eq!(a.status, 200, "{query}");
+            continue;
+        }
+        assert_eq!(a.status, 400, "{query}: {:?}", a.body);
+        assert_eq!(a.body["code"], "INVALID_PARAMETER");
+        assert_eq!(a.body["details"]["parameter"], parameter);
+    }
+    let many: String = (0..11).map(|i| format!("tag=t{i}&")).collect();
+    let a = app
+        .get(&format!("/v1/videos/stats?{many}"), Some(&t.key))
+        .await;
+    assert_eq!(a.status, 400);
+    // The dashboard's listing filters alike.
+    let dash = call(
+        &app,
+        Method::GET,
+        "/dashboard/videos?limit=100&tag=food&tag=eu",
+        &t.viewer,
+        Some(&t.org),
+        None,
+    )
+    .await;
+    assert_eq!(dash.body["data"]["pagination"]["total"], 2);
+}
