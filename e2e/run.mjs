@@ -426,6 +426,19 @@ try {
     expect(campaigns.length === 3 && campaigns.every((c) => c === 'Summer launch'), `campaigns: ${campaigns}`);
   });
 
+  await journey('filter videos by campaign, creator and tags', async () => {
+    await visit('/videos');
+    await page.getByLabel('Campaign', { exact: true }).fill('Summer launch');
+    await page.getByLabel('Creator', { exact: true }).fill('@mira.cooks');
+    await page.getByLabel('Tags (all of them)').fill('launch');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await waitFor('one matching video', async () => (await page.locator('a.title-link').count()) === 1);
+    expect(page.url().includes('blogger=%40mira.cooks'), `filters kept in the address: ${page.url()}`);
+    await page.getByLabel('Tags (all of them)').fill('launch, nowhere');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('No video matches these filters.').waitFor();
+  });
+
   await journey('download a table as CSV', async () => {
     await visit('/videos');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /^Download CSV/ }).first().click()]);

@@ -74,7 +74,8 @@ export async function api(method, path, options = {}) {
   if (query) {
     const params = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) {
-      if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+      if (Array.isArray(v)) v.forEach((item) => params.append(k, String(item)));
+      else if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
     }
     const qs = params.toString();
     if (qs) url += `?${qs}`;

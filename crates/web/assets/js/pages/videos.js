@@ -20,6 +20,9 @@ function readState(query) {
   };
   return {
     q: query.get('q') || '',
+    campaign: query.get('campaign') || '',
+    blogger: query.get('blogger') || '',
+    tags: query.get('tags') || '',
     platform: PLATFORMS.includes(query.get('platform')) ? query.get('platform') : '',
     status: TRACKING_STATES.includes(query.get('status')) ? query.get('status') : '',
     sort: SORTS.includes(query.get('sort')) || query.get('sort') === 'gain' ? query.get('sort') : 'created_at',
@@ -212,6 +215,9 @@ export default async function videos(main, params, query, ctx) {
 
   // Filters
   const search = h('input', { type: 'search', id: 'video-search', value: state.q, autocomplete: 'off' });
+  const campaign = h('input', { type: 'text', id: 'video-campaign', value: state.campaign, autocomplete: 'off', maxlength: 200 });
+  const blogger = h('input', { type: 'text', id: 'video-blogger', value: state.blogger, autocomplete: 'off', maxlength: 101 });
+  const tags = h('input', { type: 'text', id: 'video-tags', value: state.tags, autocomplete: 'off', placeholder: t('videos.filter_tags_example') });
   const platform = select([['', t('filter.all_platforms')], ...PLATFORMS.map((p) => [p, platformLabel(p)])], state.platform, { id: 'video-platform' });
   const status = select([['', t('filter.all_states')], ...TRACKING_STATES.map((s) => [s, trackingStatusLabel(s)])], state.status, { id: 'video-status' });
   const sort = select(
@@ -239,6 +245,9 @@ export default async function videos(main, params, query, ctx) {
     'form',
     { class: 'filters video-filters', role: 'search', 'aria-label': t('videos.filters') },
     field(t('videos.search'), search),
+    field(t('videos.filter_campaign'), campaign),
+    field(t('videos.filter_creator'), blogger),
+    field(t('videos.filter_tags'), tags),
     field(t('filter.platform'), platform),
     field(t('filter.status'), status),
     field(t('videos.sort'), sort),
@@ -251,6 +260,9 @@ export default async function videos(main, params, query, ctx) {
   const apply = () => {
     Object.assign(state, {
       q: search.value.trim(),
+      campaign: campaign.value.trim(),
+      blogger: blogger.value.trim(),
+      tags: tags.value.trim(),
       platform: platform.value,
       status: status.value,
       sort: sort.value,
@@ -265,7 +277,7 @@ export default async function videos(main, params, query, ctx) {
     e.preventDefault();
     apply();
   });
-  for (const control of [platform, status, sort, order, period, pageSize]) control.addEventListener('change', apply);
+  for (const control of [platform, status, sort, order, period, pageSize, campaign, blogger, tags]) control.addEventListener('change', apply);
   search.addEventListener('input', () => {
     clearTimeout(searchTimer);
     searchTimer = setTimeout(apply, 350);
@@ -291,6 +303,12 @@ export default async function videos(main, params, query, ctx) {
           platform: state.platform,
           status: state.status,
           q: state.q,
+          campaign: state.campaign,
+          blogger: state.blogger,
+          tag: state.tags
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean),
         },
       });
     } catch (e) {
@@ -298,16 +316,7 @@ export default async function videos(main, params, query, ctx) {
       return;
     }
     if (seq !== loadSeq || !ctx.isCurrent()) return;
-    let rows = (page.data || []).map((v) => ({ ...v, gain: gainOver(v.stats, 'views', state.period) }));
-    // A server that does not search titles answers every video: the search
-    // then narrows this page only, and says so.
-    let pageOnly = false;
-    if (state.q) {
-      const needle = state.q.toLowerCase();
-      const matching = rows.filter((r) => (r.title || '').toLowerCase().includes(needle));
-      pageOnly = matching.length !== rows.length;
-      rows = matching;
-    }
+    const rows = (page.data || []).map((v) => ({ ...v, gain: gainOver(v.stats, 'views', state.period) }));
     if (state.sort === 'gain') {
       const dir = state.order === 'asc' ? 1 : -1;
       rows.sort((a, b) => ((a.gain ?? -Infinity) - (b.gain ?? -Infinity)) * dir);
@@ -407,14 +416,13 @@ export default async function videos(main, params, query, ctx) {
     const pagingId = nextId('paging');
     fill(listSlot, 
       bulk ? bulk.bar : null,
-      pageOnly ? h('p', { class: 'alert alert-info', role: 'status' }, t('videos.search_page_only')) : null,
       dataTable({
         caption: t('videos.table_caption'),
         hideCaption: true,
         csvName: 'videos',
         columns,
         rows,
-        empty: state.q || state.platform || state.status ? t('videos.none_matching') : t('videos.none_yet'),
+        empty: state.q || state.platform || state.status || state.campaign || state.blogger || state.tags ? t('videos.none_matching') : t('videos.none_yet'),
         sort: { key: state.sort, dir: state.order, onSort },
       }),
       h(
