@@ -128,8 +128,8 @@ async fn read(
 ) -> Result<Response, ApiError> {
     let video = video_of(path)?;
     read_video(&app, &ctx, auth.org, &headers, video)
-        .await
-        .map_err(|e| if e.status == 404 { not_found() } else { e })
+        .await?
+        .ok_or_else(not_found)
 }
 
 /// Edits a video's notes, budget, campaign, statuses, eCPM and tags: the

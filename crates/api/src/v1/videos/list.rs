@@ -210,6 +210,7 @@ impl ListParams {
             title: self.q.map(|TitleSearch(text)| text),
             campaign: self.campaign.map(|CampaignFilter(c)| c),
             author: self.blogger.map(|HandleFilter(h)| h),
+            // The last `tag`; `list_page` reads every one.
             tags: self.tag.map(|TagFilter(t)| t).into_iter().collect(),
             limit: self.limit.map_or(50, |Bounded(n)| n),
             offset: self.offset.map_or(0, |Bounded(n)| n),

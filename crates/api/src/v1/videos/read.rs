@@ -32,7 +32,7 @@ pub struct OneVideo {
     pub data: VideoView,
 }
 
-pub(crate) fn video_not_found() -> ApiError {
+fn video_not_found() -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
         ErrorCode::NotFound,
@@ -45,40 +45,37 @@ pub(crate) fn video_not_found() -> ApiError {
 /// with its whole history. When this node kept the answer and the database
 /// finds the record's stamp unchanged, the kept answer goes out with this
 /// request's `meta`, gzip-compressed when the client accepts gzip;
-/// otherwise the record is read whole, answered and kept.
+/// otherwise the record is read whole, answered and kept. `None` when the
+/// organization has no such video (each interface words its own 404).
 pub(crate) async fn read_video(
     app: &AppState,
     ctx: &RequestContext,
     org: OrgId,
     headers: &HeaderMap,
     lookup: VideoLookup,
-) -> Result<Response, ApiError> {
+) -> Result<Option<Response>, ApiError> {
     let now = app.clock.now();
     let gzip = accepts_gzip(headers);
     let mut closing = serde_json::to_vec(&Meta::of(ctx)).map_err(|e| ApiError::internal(&e))?;
     closing.push(b'}');
     if let Some(kept) = app.records.get(org, &lookup) {
-        let stamp = app
-            .store
-            .record_stamp(org, &lookup)
-            .await?
-            .ok_or_else(video_not_found)?;
+        let Some(stamp) = app.store.record_stamp(org, &lookup).await? else {
+            return Ok(None);
+        };
         if kept.is_current(&stamp, now) {
-            return single_answer(&Opening::Kept(kept), &closing, gzip);
+            return single_answer(&Opening::Kept(kept), &closing, gzip).map(Some);
         }
     }
-    let record = app
-        .store
-        .video(org, &lookup, now)
-        .await?
-        .ok_or_else(video_not_found)?;
+    let Some(record) = app.store.video(org, &lookup, now).await? else {
+        return Ok(None);
+    };
     let (stamp, changes_at) = (record.stamp, record.changes_at());
     let body = answer_until_meta(record)?;
     let opening = match app.records.keep(org, lookup, stamp, changes_at, &body) {
         Some(kept) if gzip => Opening::Kept(kept),
         _ => Opening::Plain(body),
     };
-    single_answer(&opening, &closing, gzip)
+    single_answer(&opening, &closing, gzip).map(Some)
 }
 
 /// A single read's answer of `record` up to its `meta` value:
@@ -166,7 +163,8 @@ pub(super) async fn by_id(
         &headers,
         VideoLookup::Id(VideoId(id)),
     )
-    .await
+    .await?
+    .ok_or_else(video_not_found)
 }
 
 /// Read one tracked video by the platform's id (the most recently tracked
@@ -196,5 +194,6 @@ pub(super) async fn by_external_id(
         &headers,
         VideoLookup::ExternalId(id),
     )
-    .await
+    .await?
+    .ok_or_else(video_not_found)
 }
