@@ -57,6 +57,30 @@ pub(crate) async fn member(app: &TestApp, email: &str) -> (String, vidpulse_doma
     (t, user.id)
 }
 
+/// An organization "Acme" registered by `admin` (who becomes its admin),
+/// with `members` added in their roles; its id.
+pub(crate) async fn registered(
+    app: &TestApp,
+    admin: &str,
+    members: &[(vidpulse_domain::UserId, vidpulse_domain::identity::Role)],
+) -> String {
+    let a = register(app, admin, &json!({"name": "Acme"})).await;
+    let org = a.body["data"]["organization_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let org_id = vidpulse_domain::OrgId(org.parse().unwrap());
+    for (user, role) in members {
+        assert!(
+            app.store
+                .add_member(org_id, *user, *role, app.clock.now())
+                .await
+                .unwrap()
+        );
+    }
+    org
+}
+
 /// A dashboard request as `token`, with the `X-Organization-ID` header when `org` is given.
 pub(crate) async fn call(
     app: &TestApp,

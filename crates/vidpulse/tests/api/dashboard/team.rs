@@ -6,7 +6,7 @@ use serde_json::json;
 use vidpulse_domain::Clock;
 use vidpulse_store::Backend;
 
-use super::{call, member, register};
+use super::{call, member, register, registered};
 use crate::helpers::{TestApp, assert_nested_error};
 
 #[rstest]
@@ -262,16 +262,12 @@ async fn admins_set_roles_only_owners_touch_owners_and_an_admin_remains(
     let (admin, admin_id) = member(&app, "admin@example.com").await;
     let (owner, owner_id) = member(&app, "owner@example.com").await;
     let (editor, editor_id) = member(&app, "ed@example.com").await;
-    let a = register(&app, &admin, &json!({"name": "Acme"})).await;
-    let org = a.body["data"]["organization_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let org_id = vidpulse_domain::OrgId(org.parse().unwrap());
-    let now = app.clock.now();
-    for (user, role) in [(owner_id, Role::Owner), (editor_id, Role::Editor)] {
-        app.store.add_member(org_id, user, role, now).await.unwrap();
-    }
+    let org = registered(
+        &app,
+        &admin,
+        &[(owner_id, Role::Owner), (editor_id, Role::Editor)],
+    )
+    .await;
     let set = |token: &str, user: vidpulse_domain::UserId, role: &str| {
         let body = json!({"user_id": user.0, "role": role});
         let token = token.to_owned();
@@ -380,16 +376,7 @@ async fn admins_rename_the_organization(
     let app = TestApp::spawn(backend).await;
     let (admin, _) = member(&app, "admin@example.com").await;
     let (viewer, viewer_id) = member(&app, "vi@example.com").await;
-    let a = register(&app, &admin, &json!({"name": "Acme"})).await;
-    let org = a.body["data"]["organization_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let org_id = vidpulse_domain::OrgId(org.parse().unwrap());
-    app.store
-        .add_member(org_id, viewer_id, Role::Viewer, app.clock.now())
-        .await
-        .unwrap();
+    let org = registered(&app, &admin, &[(viewer_id, Role::Viewer)]).await;
     let rename = |token: &str, body: serde_json::Value| {
         let (token, org, app) = (token.to_owned(), org.clone(), &app);
         async move {
