@@ -180,6 +180,14 @@ impl<T: Input> Query<T> {
 }
 
 impl<T> Query<T> {
+    /// The first parameter not in `known`, if any was sent.
+    pub fn unknown<'a>(&'a self, known: &[&str]) -> Option<&'a str> {
+        self.repeated
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .find(|n| !known.contains(n))
+    }
+
     /// Every value of parameter `name`, in the order sent.
     pub fn all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
         self.repeated

@@ -62,6 +62,70 @@ impl Metrics {
     }
 }
 
+/// One of the five metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Metric {
+    /// Views.
+    Views,
+    /// Likes.
+    Likes,
+    /// Comments.
+    Comments,
+    /// Reposts.
+    Reposts,
+    /// Saves.
+    Saves,
+}
+
+impl Metric {
+    /// Every metric, in the order responses list them.
+    pub const ALL: [Metric; 5] = [
+        Metric::Views,
+        Metric::Likes,
+        Metric::Comments,
+        Metric::Reposts,
+        Metric::Saves,
+    ];
+
+    /// The API's spelling (also the column suffix in the store).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Metric::Views => "views",
+            Metric::Likes => "likes",
+            Metric::Comments => "comments",
+            Metric::Reposts => "reposts",
+            Metric::Saves => "saves",
+        }
+    }
+
+    /// Parses the API's spelling.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.as_str() == s)
+    }
+}
+
+impl Metrics {
+    /// The value of one metric.
+    pub fn get(&self, metric: Metric) -> i64 {
+        match metric {
+            Metric::Views => self.views,
+            Metric::Likes => self.likes,
+            Metric::Comments => self.comments,
+            Metric::Reposts => self.reposts,
+            Metric::Saves => self.saves,
+        }
+    }
+
+    /// The relative change from `previous` to `self`, metric by metric:
+    /// `(self − previous) / |previous|`, `None` where `previous` is 0.
+    pub fn change_from(&self, previous: &Metrics) -> [Option<f64>; 5] {
+        Metric::ALL.map(|m| {
+            let before = previous.get(m);
+            (before != 0).then(|| (self.get(m) - before) as f64 / before.unsigned_abs() as f64)
+        })
+    }
+}
+
 impl AddAssign for Metrics {
     fn add_assign(&mut self, other: Self) {
         *self = self.zip(other, i64::saturating_add);
@@ -242,6 +306,16 @@ pub struct DateRange {
 }
 
 impl DateRange {
+    /// The window of equal length that ends the day before this one starts
+    /// (`compare=previous_period`).
+    pub fn previous(&self) -> Self {
+        let days = (self.to - self.from).num_days() + 1;
+        Self {
+            from: self.from - Duration::days(days),
+            to: self.from - Duration::days(1),
+        }
+    }
+
     /// The window of a request: `to` defaults to `today`, `from` to 29 days
     /// before `to` (30 days in all). Errors name the field.
     pub fn window(
@@ -280,6 +354,9 @@ pub struct AnalyticsQuery {
     pub campaign: Option<String>,
     /// Only videos of this platform.
     pub platform: Option<Platform>,
+    /// Only videos of the creator with this handle key
+    /// ([`crate::names::handle_key`]: lowercase, no `@`).
+    pub author: Option<String>,
 }
 
 /// A group's metrics.
@@ -380,6 +457,56 @@ mod tests {
             s += *m;
         }
         s
+    }
+
+    #[test]
+    fn the_previous_period_has_the_same_length_and_ends_the_day_before() {
+        let week = DateRange {
+            from: d(8),
+            to: d(14),
+        };
+        assert_eq!(
+            week.previous(),
+            DateRange {
+                from: d(1),
+                to: d(7)
+            }
+        );
+        let day = DateRange {
+            from: d(8),
+            to: d(8),
+        };
+        assert_eq!(
+            day.previous(),
+            DateRange {
+                from: d(7),
+                to: d(7)
+            }
+        );
+    }
+
+    #[test]
+    fn change_is_relative_to_the_previous_value_and_none_from_zero() {
+        let now = Metrics {
+            views: 150,
+            likes: 5,
+            comments: 0,
+            reposts: -2,
+            saves: 3,
+        };
+        let before = Metrics {
+            views: 100,
+            likes: 0,
+            comments: 4,
+            reposts: -4,
+            saves: 3,
+        };
+        assert_eq!(
+            now.change_from(&before),
+            [Some(0.5), None, Some(-1.0), Some(0.5), Some(0.0)]
+        );
+        assert_eq!(Metric::parse("comments"), Some(Metric::Comments));
+        assert_eq!(Metric::parse("Views"), None);
     }
 
     #[test]

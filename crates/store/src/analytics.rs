@@ -142,6 +142,7 @@ pub(crate) struct Binds {
     pub tracked_before: Option<DateTime<Utc>>,
     pub campaign: Option<String>,
     pub platform: Option<&'static str>,
+    pub author: Option<String>,
 }
 
 fn start_of(day: NaiveDate) -> DateTime<Utc> {
@@ -168,6 +169,7 @@ impl Binds {
             tracked_before: upper(&q.tracked),
             campaign: q.campaign.clone(),
             platform: q.platform.map(|p| p.id()),
+            author: q.author.clone(),
         }
     }
 }
@@ -185,7 +187,9 @@ impl Binds {
                 .bind(self.tracked_from)
                 .bind(self.tracked_before)
         };
-        q.bind(self.campaign.as_deref()).bind(self.platform)
+        q.bind(self.campaign.as_deref())
+            .bind(self.platform)
+            .bind(self.author.as_deref())
     }
 }
 
@@ -234,6 +238,7 @@ fn videos_cte<D: Dialect>() -> String {
              AND ({tb} IS NULL OR tv.tracking_started_at < {p7})
              AND ({c} IS NULL OR tv.campaign = {p8})
              AND ({pl} IS NULL OR pv.platform = {p9})
+             AND ({a} IS NULL OR lower(pv.author_username) = {p10})
          )",
         start = D::day_of("tv.tracking_started_at"),
         end = D::day_of("tv.tracking_ends_at"),
@@ -246,6 +251,8 @@ fn videos_cte<D: Dialect>() -> String {
         tb = t(7, "TIMESTAMPTZ"),
         c = t(8, "TEXT"),
         pl = t(9, "TEXT"),
+        a = t(10, "TEXT"),
+        p10 = p(10),
         p4 = p(4),
         p5 = p(5),
         p6 = p(6),
@@ -390,16 +397,21 @@ pub(crate) fn totals_sql<D: Dialect>(group_by: GroupBy) -> String {
 }
 
 /// The rollup table that answers `q`, when one can: publish and tracking
-/// filters need each video, and the creator table has no campaign column.
+/// filters need each video, the creator table has no campaign column and
+/// the campaign table no creator column.
 pub(crate) fn rollup_table(q: &AnalyticsQuery) -> Option<&'static str> {
     if q.published.is_some() || q.tracked.is_some() {
         return None;
     }
-    match q.group_by {
-        GroupBy::BloggerUsername | GroupBy::PlatformBlogger => {
-            q.campaign.is_none().then_some("analytics_creator_days")
-        }
-        GroupBy::None | GroupBy::Platform | GroupBy::Campaign => Some("analytics_campaign_days"),
+    let by_creator = matches!(
+        q.group_by,
+        GroupBy::BloggerUsername | GroupBy::PlatformBlogger
+    );
+    let by_campaign = q.group_by == GroupBy::Campaign;
+    if by_creator || q.author.is_some() {
+        (q.campaign.is_none() && !by_campaign).then_some("analytics_creator_days")
+    } else {
+        Some("analytics_campaign_days")
     }
 }
 
@@ -422,10 +434,19 @@ pub(crate) fn rollup_sql<D: Dialect>(table: &str, group_by: GroupBy, increments:
         ),
         other => grouping(other),
     };
-    let campaign = if table == "analytics_campaign_days" {
-        format!("({c} IS NULL OR v.campaign = {c})", c = t(4, "TEXT"))
+    let (campaign, author) = if table == "analytics_campaign_days" {
+        (
+            format!("({c} IS NULL OR v.campaign = {c})", c = t(4, "TEXT")),
+            format!("{} IS NULL", t(6, "TEXT")),
+        )
     } else {
-        format!("{} IS NULL", t(4, "TEXT"))
+        (
+            format!("{} IS NULL", t(4, "TEXT")),
+            format!(
+                "({a} IS NULL OR lower(v.author_username) = {a})",
+                a = t(6, "TEXT")
+            ),
+        )
     };
     if increments && table == "analytics_creator_days" {
         // Each row is already one (day, platform, creator spelling): no
@@ -438,7 +459,7 @@ pub(crate) fn rollup_sql<D: Dialect>(table: &str, group_by: GroupBy, increments:
                     CAST(NULL AS TEXT) AS campaign, {metrics}
              FROM {table} v
              WHERE v.organization_id = {org} AND v.day >= {from} AND v.day <= {to}
-               AND {campaign} AND ({pl} IS NULL OR v.platform = {pl})
+               AND {campaign} AND {author} AND ({pl} IS NULL OR v.platform = {pl})
              ORDER BY v.day",
             org = p(1),
             from = p(2),
@@ -481,7 +502,7 @@ pub(crate) fn rollup_sql<D: Dialect>(table: &str, group_by: GroupBy, increments:
         "SELECT {day} AS day, {select}, {metrics}
          FROM {table} v
          WHERE v.organization_id = {org} AND v.day >= {from} AND v.day <= {to}
-           AND {campaign} AND ({pl} IS NULL OR v.platform = {pl})
+           AND {campaign} AND {author} AND ({pl} IS NULL OR v.platform = {pl})
          {group} {order}",
         org = p(1),
         from = p(2),

@@ -55,8 +55,8 @@ pub use usage::{UsageDay, UsageDelta, UsageStore};
 pub use users::{Member, MemberChange, Membership, OrgSettings, User, UserStore};
 pub use videos::{
     ListQuery, Page, PatchOutcome, QuotaPolicy, RecordStamp, SortKey, SortOrder, StatusFilter,
-    TagsResult, TrackBatch, TrackOutcome, TrackedVideo, VideoLookup, VideoRecord, VideoState,
-    VideoStore,
+    TagsResult, TopVideo, TopVideosQuery, TrackBatch, TrackOutcome, TrackedVideo, VideoLookup,
+    VideoRecord, VideoState, VideoStore,
 };
 
 /// Which database a store runs on.

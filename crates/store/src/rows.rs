@@ -270,14 +270,18 @@ pub(crate) fn state_name(state: VideoState) -> &'static str {
     }
 }
 
-/// The listing's ORDER BY: the sort key with nulls last, then the id as tiebreaker.
-pub(crate) fn list_order(query: &crate::videos::ListQuery) -> String {
+/// The listing's ORDER BY: the sort key with nulls last, then the id as
+/// tiebreaker; `gain` names the column a gained sort orders by.
+pub(crate) fn list_order(query: &crate::videos::ListQuery, gain: &str) -> String {
     use crate::videos::{SortKey, SortOrder};
     let column = match query.sort {
         SortKey::CreatedAt => "tv.created_at",
         SortKey::Views => "pv.views",
         SortKey::Likes => "pv.likes",
+        SortKey::Comments => "pv.comments",
         SortKey::UpdatedAt => "pv.stats_updated_at",
+        SortKey::PublishedAt => "pv.published_at",
+        SortKey::Gained(_) => gain,
     };
     let dir = match query.order {
         SortOrder::Asc => "ASC",

@@ -27,8 +27,11 @@ use crate::input::{Bounded, Fault, Input, Refusals, text_unless_empty};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 use crate::v1::analytics::{
-    AnalyticsParams, Day, Grouping, MetricsView, Scope, TotalsGroup, Window, bad_day, totals_of,
+    AnalyticsParams, Day, Grouping, MetricsView, Scope, TotalsGroup, TotalsParams, Window, bad_day,
+    totals_data,
 };
+use crate::v1::compare::{ChangeView, Compare, PeriodView};
+use crate::v1::top::{Ranking, TopData, TopParams, leaderboard};
 use crate::v1::videos::rfc3339;
 
 /// Default and largest number of `for_date` rows.
@@ -40,6 +43,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(video_stats))
         .routes(routes!(organization_stats))
         .routes(routes!(for_date))
+        .routes(routes!(top))
 }
 
 /// One reading of a video.
@@ -105,6 +109,15 @@ pub struct OrganizationStats {
     /// The window's gains per group, most views first (the public totals'
     /// groups); empty for `group_by=none`.
     pub groups: Vec<TotalsGroup>,
+    /// With `compare=previous_period`: the days compared with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_period: Option<PeriodView>,
+    /// With `compare=previous_period`: the gains over the previous period.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous: Option<MetricsView>,
+    /// With `compare=previous_period`: each metric's relative change of `total`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change: Option<ChangeView>,
 }
 
 /// One video's gains on the requested day.
@@ -268,6 +281,7 @@ impl Input for ForDateQuery {
         Window,
         Grouping,
         Scope,
+        Compare,
     ),
     responses(
         (status = 200, description = "Totals, days and groups", body = Envelope<OrganizationStats>),
@@ -279,13 +293,14 @@ async fn organization_stats(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: OrgAuth,
-    q: Query<AnalyticsParams>,
+    q: Query<TotalsParams>,
 ) -> Result<Json<Envelope<OrganizationStats>>, ApiError> {
     // The analytics endpoints' parameters, all of them read and checked
-    // alike; the dashboard documents the window, the grouping and the scope.
-    let query = q.parse()?.query(app.clock.now().date_naive())?;
-    let rows = app.store.analytics_totals(auth.org, &query).await?;
-    let (total, groups) = totals_of(query.group_by, &rows);
+    // alike; the dashboard documents the window, the grouping, the scope
+    // and the comparison.
+    let TotalsParams(params, compare) = q.parse()?;
+    let query = params.query(app.clock.now().date_naive())?;
+    let totals = totals_data(&app, auth.org, &query, &compare).await?;
     let mut days: BTreeMap<NaiveDate, Metrics> = BTreeMap::new();
     for row in app.store.analytics_increments(auth.org, &query).await? {
         if let Some(day) = row.day {
@@ -294,9 +309,9 @@ async fn organization_stats(
     }
     Ok(ok(
         OrganizationStats {
-            from: query.window.from,
-            to: query.window.to,
-            total: total.into(),
+            from: totals.from,
+            to: totals.to,
+            total: totals.total,
             days: days
                 .into_iter()
                 .map(|(date, m)| StatsDay {
@@ -304,11 +319,41 @@ async fn organization_stats(
                     metrics: m.into(),
                 })
                 .collect(),
-            group_by_dimension: query.group_by.as_str(),
-            groups,
+            group_by_dimension: totals.group_by_dimension,
+            groups: totals.groups,
+            previous_period: totals.previous_period,
+            previous: totals.previous,
+            change: totals.change,
         },
         Meta::of(&ctx),
     ))
+}
+
+/// The videos, creators or campaigns that gained most of a metric between
+/// two dates: the parameters and answer of `GET /v1/analytics/top`. Any
+/// member; no credits.
+#[utoipa::path(
+    get, path = "/dashboard/top", tag = "dashboard",
+    params(
+        ("X-Organization-ID" = Uuid, Header, description = "The organization"),
+        Ranking,
+        Window,
+        Scope,
+        Compare,
+    ),
+    responses(
+        (status = 200, description = "The leaderboard", body = Envelope<TopData>),
+        (status = 400, description = "VALIDATION_ERROR with `field`"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn top(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    q: Query<TopParams>,
+) -> Result<Json<Envelope<TopData>>, ApiError> {
+    Ok(ok(leaderboard(&app, auth.org, &q).await?, Meta::of(&ctx)))
 }
 
 /// The tracked videos' gains on one day, largest first. Any member.

@@ -6,7 +6,7 @@
 //! in four parts (the window, the grouping, the publishing and tracking
 //! periods, the scope), which the dashboard's statistics read too.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use axum::Json;
 use axum::extract::State;
@@ -16,10 +16,11 @@ use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use vidpulse_domain::Platform;
 use vidpulse_domain::analytics::{
     AnalyticsQuery, DateRange, GroupBy, GroupMetrics, Metrics, into_groups,
 };
+use vidpulse_domain::names::{Handle, handle_key};
+use vidpulse_domain::{OrgId, Platform};
 use vidpulse_store::{AnalyticsRow, Charge};
 
 use crate::auth::ApiKeyAuth;
@@ -29,6 +30,7 @@ use crate::extract::Query;
 use crate::input::{Fault, Input, Refusals, text_unless_empty};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
+use crate::v1::compare::{ChangeView, Compare, PeriodView};
 
 /// Longest campaign filter, in characters.
 const CAMPAIGN_MAX_CHARS: usize = 200;
@@ -67,6 +69,18 @@ impl From<Metrics> for MetricsView {
     }
 }
 
+impl From<MetricsView> for Metrics {
+    fn from(m: MetricsView) -> Self {
+        Self {
+            views: m.views,
+            likes: m.likes,
+            comments: m.comments,
+            reposts: m.reposts,
+            saves: m.saves,
+        }
+    }
+}
+
 /// One group of a totals answer.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TotalsGroup {
@@ -77,6 +91,12 @@ pub struct TotalsGroup {
     /// The metrics.
     #[serde(flatten)]
     pub metrics: MetricsView,
+    /// With `compare=previous_period`: the group's gains over the previous period (0 where it had none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous: Option<MetricsView>,
+    /// With `compare=previous_period`: each metric's relative change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change: Option<ChangeView>,
 }
 
 /// `data` of a totals answer.
@@ -92,6 +112,15 @@ pub struct TotalsData {
     pub total: MetricsView,
     /// Per group, most views first; empty for `group_by=none`.
     pub groups: Vec<TotalsGroup>,
+    /// With `compare=previous_period`: the days compared with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_period: Option<PeriodView>,
+    /// With `compare=previous_period`: the sum over every video in the previous period.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous: Option<MetricsView>,
+    /// With `compare=previous_period`: each metric's relative change of `total`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change: Option<ChangeView>,
 }
 
 /// One group of one day of an increments answer.
@@ -262,6 +291,23 @@ pub struct Scope {
     #[serde(default, deserialize_with = "text_unless_empty")]
     #[param(value_type = Option<String>)]
     platform: Option<AnyCase>,
+    /// Only videos of this creator: a handle, with or without `@`, any case
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    blogger: Option<HandleKey>,
+}
+
+/// A creator's handle, as its key (lowercase, no `@`).
+#[derive(Debug, Clone)]
+struct HandleKey(String);
+
+impl std::str::FromStr for HandleKey {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        Handle::parse(s)
+            .map(|h| HandleKey(handle_key(h.as_str())))
+            .map_err(|_| ())
+    }
 }
 
 /// A platform named by its id or display name, in any case.
@@ -291,13 +337,19 @@ fn campaign<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>
 
 impl Refusals for Scope {
     fn refuse(fault: &Fault<'_>) -> ApiError {
+        let sent = fault.sent().and_then(Value::as_str).unwrap_or_default();
+        if fault.field() == "blogger" {
+            return ApiError::validation(
+                "blogger",
+                format!("`blogger` must be a creator's handle; got `{sent}`"),
+            );
+        }
         if fault.field() == "campaign" {
             return ApiError::validation(
                 "campaign",
                 format!("`campaign` must be at most {CAMPAIGN_MAX_CHARS} characters"),
             );
         }
-        let sent = fault.sent().and_then(Value::as_str).unwrap_or_default();
         ApiError::validation(
             "platform",
             format!("`platform` must be tiktok, instagram or youtube; got `{sent}`"),
@@ -380,6 +432,7 @@ impl AnalyticsParams {
             )?,
             campaign: scope.campaign,
             platform: scope.platform.map(|AnyCase(p)| p),
+            author: scope.blogger.map(|HandleKey(h)| h),
         })
     }
 }
@@ -404,6 +457,8 @@ pub(crate) fn totals_of(group_by: GroupBy, rows: &[AnalyticsRow]) -> (Metrics, V
                 group_key: g.key,
                 group_label: g.label,
                 metrics: g.metrics.into(),
+                previous: None,
+                change: None,
             })
             .collect()
     };
@@ -422,7 +477,7 @@ fn key_of(group_by: GroupBy, r: &AnalyticsRow) -> (String, String) {
 }
 
 /// Charges the call's credit; the analysis is done, so only a store failure stops it.
-async fn charge(
+pub(crate) async fn charge(
     app: &AppState,
     auth: &ApiKeyAuth,
     ctx: &RequestContext,
@@ -446,7 +501,7 @@ async fn charge(
 /// total and per group. Paid plans; 1 credit.
 #[utoipa::path(
     get, path = "/v1/analytics/metrics/totals", tag = "analytics",
-    params(Window, Grouping, Periods, Scope),
+    params(Window, Grouping, Periods, Scope, Compare),
     responses(
         (status = 200, description = "Totals", body = Envelope<TotalsData>),
         (status = 400, description = "VALIDATION_ERROR with `field`"),
@@ -459,21 +514,70 @@ async fn totals(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: ApiKeyAuth,
-    q: Query<AnalyticsParams>,
+    q: Query<TotalsParams>,
 ) -> Result<Json<Envelope<TotalsData>>, ApiError> {
     auth.require_paid_plan(&app.config.upgrade_url)?;
-    let query = q.parse()?.query(app.clock.now().date_naive())?;
-    let rows = app.store.analytics_totals(auth.org.id, &query).await?;
-    let (total, groups) = totals_of(query.group_by, &rows);
+    let TotalsParams(params, compare) = q.parse()?;
+    let query = params.query(app.clock.now().date_naive())?;
+    let data = totals_data(&app, auth.org.id, &query, &compare).await?;
     charge(&app, &auth, &ctx, "analytics_totals").await?;
-    let data = TotalsData {
+    Ok(ok(data, Meta::of(&ctx).with_credits(1)))
+}
+
+/// The totals parameters: the analytics ones and `compare`.
+pub(crate) struct TotalsParams(pub(crate) AnalyticsParams, pub(crate) Compare);
+
+impl Input for TotalsParams {
+    fn from_json(value: &Value) -> Result<Self, ApiError> {
+        Ok(Self(
+            AnalyticsParams::from_json(value)?,
+            Compare::from_json(value)?,
+        ))
+    }
+}
+
+/// The totals answer to `query`, compared with the previous period when
+/// `compare` asks.
+pub(crate) async fn totals_data(
+    app: &AppState,
+    org: OrgId,
+    query: &AnalyticsQuery,
+    compare: &Compare,
+) -> Result<TotalsData, ApiError> {
+    let rows = app.store.analytics_totals(org, query).await?;
+    let (total, mut groups) = totals_of(query.group_by, &rows);
+    let mut data = TotalsData {
         group_by_dimension: query.group_by.as_str(),
         from: query.window.from,
         to: query.window.to,
         total: total.into(),
-        groups,
+        groups: Vec::new(),
+        previous_period: None,
+        previous: None,
+        change: None,
     };
-    Ok(ok(data, Meta::of(&ctx).with_credits(1)))
+    if let Some(window) = compare.previous_of(query.window) {
+        let earlier = AnalyticsQuery {
+            window,
+            ..query.clone()
+        };
+        let rows = app.store.analytics_totals(org, &earlier).await?;
+        let (previous, previous_groups) = totals_of(query.group_by, &rows);
+        let before: HashMap<String, Metrics> = previous_groups
+            .into_iter()
+            .map(|g| (g.group_key, g.metrics.into()))
+            .collect();
+        for g in &mut groups {
+            let was = before.get(&g.group_key).copied().unwrap_or_default();
+            g.previous = Some(was.into());
+            g.change = Some(ChangeView::between(g.metrics.into(), was));
+        }
+        data.previous_period = Some(window.into());
+        data.previous = Some(previous.into());
+        data.change = Some(ChangeView::between(total, previous));
+    }
+    data.groups = groups;
+    Ok(data)
 }
 
 /// Views, likes, comments, reposts and saves gained per day, per group; days

@@ -7,7 +7,9 @@ use crate::state::AppState;
 pub mod account;
 pub mod analytics;
 pub mod bloggers;
+pub mod compare;
 pub mod stats_map;
+pub mod top;
 pub mod trends;
 pub mod videos;
 
@@ -19,4 +21,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(trends::router())
         .merge(bloggers::router())
         .merge(analytics::router())
+        .merge(top::router())
 }

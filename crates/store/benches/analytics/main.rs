@@ -414,6 +414,7 @@ fn cases() -> Vec<Case> {
                     tracked: None,
                     campaign: None,
                     platform: None,
+                    author: None,
                 },
             });
         }
@@ -427,6 +428,7 @@ fn cases() -> Vec<Case> {
                 tracked: None,
                 campaign: Some("Campaign 07".into()),
                 platform: Some(Platform::TikTok),
+                author: None,
             },
         });
         out.push(Case {
@@ -439,6 +441,7 @@ fn cases() -> Vec<Case> {
                 tracked: Some((None, Some(to - Duration::days(2)))),
                 campaign: Some("Campaign 07".into()),
                 platform: Some(Platform::TikTok),
+                author: None,
             },
         });
     }
@@ -527,16 +530,11 @@ async fn run_reads(
             .list_videos(
                 org,
                 &ListQuery {
-                    platform: None,
-                    status: None,
-                    title: None,
-                    campaign: None,
-                    author: None,
-                    tags: Vec::new(),
                     sort: SortKey::CreatedAt,
                     order: SortOrder::Desc,
                     limit: 1,
                     offset: page * 37,
+                    ..ListQuery::all(now.date_naive())
                 },
                 now,
             )

@@ -6,6 +6,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Days, Duration, NaiveDate, NaiveTime, Utc};
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
+use vidpulse_domain::analytics::{DateRange, Metric, Metrics};
 use vidpulse_domain::patch::{VideoPatch, VideoStatus, WorkflowStatus};
 use vidpulse_domain::{ApiKeyId, Counters, Observation, OrgId, Plan, Platform, VideoId, VideoRef};
 
@@ -246,8 +247,14 @@ pub enum SortKey {
     Views,
     /// Latest likes.
     Likes,
+    /// Latest comments.
+    Comments,
     /// When the statistics were last read.
     UpdatedAt,
+    /// When the platform says the video was published.
+    PublishedAt,
+    /// What a metric gained over [`ListQuery::window`] (the totals rules).
+    Gained(Metric),
 }
 
 /// Sort direction.
@@ -275,6 +282,16 @@ pub struct ListQuery {
     pub author: Option<String>,
     /// Only videos carrying every one of these tags (names, any case).
     pub tags: Vec<String>,
+    /// Only videos published at or after this instant.
+    pub published_from: Option<DateTime<Utc>>,
+    /// Only videos published before this instant.
+    pub published_before: Option<DateTime<Utc>>,
+    /// Only videos whose tracking started at or after this instant.
+    pub tracked_from: Option<DateTime<Utc>>,
+    /// Only videos whose tracking started before this instant.
+    pub tracked_before: Option<DateTime<Utc>>,
+    /// The days a [`SortKey::Gained`] sort measures.
+    pub window: DateRange,
     /// Sort key.
     pub sort: SortKey,
     /// Sort direction.
@@ -286,6 +303,31 @@ pub struct ListQuery {
 }
 
 impl ListQuery {
+    /// Every video of the organization, newest first, 50 a page; a gained
+    /// sort would measure the 30 days ending `today`.
+    pub fn all(today: NaiveDate) -> Self {
+        Self {
+            platform: None,
+            status: None,
+            title: None,
+            campaign: None,
+            author: None,
+            tags: Vec::new(),
+            published_from: None,
+            published_before: None,
+            tracked_from: None,
+            tracked_before: None,
+            window: DateRange::window(None, Some(today), today).unwrap_or(DateRange {
+                from: today,
+                to: today,
+            }),
+            sort: SortKey::CreatedAt,
+            order: SortOrder::Desc,
+            limit: 50,
+            offset: 0,
+        }
+    }
+
     /// Whether no filter is set (every video of the organization listed).
     pub fn is_unfiltered(&self) -> bool {
         self.platform.is_none()
@@ -294,7 +336,48 @@ impl ListQuery {
             && self.campaign.is_none()
             && self.author.is_none()
             && self.tags.is_empty()
+            && self.published_from.is_none()
+            && self.published_before.is_none()
+            && self.tracked_from.is_none()
+            && self.tracked_before.is_none()
     }
+}
+
+/// A leaderboard of videos: the filters of a listing, ranked by what
+/// `metric` gained over `window`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopVideosQuery {
+    /// The days measured.
+    pub window: DateRange,
+    /// The metric ranked, largest gain first.
+    pub metric: Metric,
+    /// Only this platform.
+    pub platform: Option<Platform>,
+    /// Only videos of this campaign (exactly).
+    pub campaign: Option<String>,
+    /// Only videos of the creator with this handle (any case, no `@`).
+    pub author: Option<String>,
+    /// At most this many videos.
+    pub limit: i64,
+}
+
+/// One video of a leaderboard.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopVideo {
+    /// The organization's video id.
+    pub video_id: VideoId,
+    /// The platform's id.
+    pub external_id: String,
+    /// Title, when known.
+    pub title: Option<String>,
+    /// Page URL.
+    pub url: String,
+    /// Platform.
+    pub platform: Platform,
+    /// Author handle, when known.
+    pub author_username: Option<String>,
+    /// The five gains over the window.
+    pub gains: Metrics,
 }
 
 /// A page of results.
@@ -349,6 +432,24 @@ pub trait VideoStore {
         now: DateTime<Utc>,
     ) -> Result<Page<VideoRecord>, StoreError>;
 
+    /// The organization's videos that gained most of a metric over a window
+    /// (the totals rules); videos without a reading in the window are left out.
+    async fn top_videos(
+        &self,
+        org: OrgId,
+        query: &TopVideosQuery,
+    ) -> Result<Vec<TopVideo>, StoreError>;
+
+    /// The gains of the organization's videos `ids` over `window`, by id;
+    /// a video without a reading in the window (or not the organization's)
+    /// is absent.
+    async fn video_gains(
+        &self,
+        org: OrgId,
+        ids: &[VideoId],
+        window: DateRange,
+    ) -> Result<Vec<(VideoId, Metrics)>, StoreError>;
+
     /// One tracked video of the organization, whole, in one query.
     async fn video(
         &self,
@@ -400,6 +501,7 @@ pub(crate) fn quota_day(now: DateTime<Utc>) -> (NaiveDate, DateTime<Utc>) {
     (today, tomorrow)
 }
 
+mod gains;
 mod store;
 mod track;
 

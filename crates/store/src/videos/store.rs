@@ -68,24 +68,34 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
         query: &ListQuery,
         now: DateTime<Utc>,
     ) -> Result<Page<VideoRecord>, StoreError> {
-        let order = list_order(query);
-        // The page's ids first (an index walk for the default order), then
-        // the wide columns (tags, history) of those rows only; the count apart.
-        let mut page = Builder::<D>::new("WITH page AS (SELECT tv.id AS page_id ");
+        // The page's ids first (an index walk for the default order; a
+        // gained sort measures each matching video), then the wide columns
+        // (tags, history) of those rows only; the count apart.
+        let mut page = Builder::<D>::new("WITH page AS (SELECT tv.id AS page_id");
+        if let SortKey::Gained(metric) = query.sort {
+            page.push(", ");
+            gains::push_gain(&mut page, metric, query.window);
+            page.push(" AS page_gain");
+        }
+        page.push(" ");
         push_listing(&mut page, org, query, now);
-        page.push(&format!(" ORDER BY {order} LIMIT "))
-            .push_bind(query.limit)
-            .push(" OFFSET ")
-            .push_bind(query.offset)
-            .push(&format!(
-                ") SELECT {columns}
+        page.push(&format!(
+            " ORDER BY {} LIMIT ",
+            list_order(query, "page_gain")
+        ))
+        .push_bind(query.limit)
+        .push(" OFFSET ")
+        .push_bind(query.offset)
+        .push(&format!(
+            ") SELECT {columns}
                  FROM page JOIN tracked_videos tv ON tv.id = page.page_id
                  JOIN platform_videos pv ON pv.id = tv.platform_video_id
                  {join}
                  ORDER BY {order}",
-                columns = D::RECORD_COLUMNS,
-                join = D::RECORD_JOIN,
-            ));
+            columns = D::RECORD_COLUMNS,
+            join = D::RECORD_JOIN,
+            order = list_order(query, "page.page_gain"),
+        ));
         let mut conn = self.read().await?;
         let items = D::fetch_records(page.build(), &mut conn, now).await?;
         let total: i64 = if query.is_unfiltered() {
@@ -100,6 +110,64 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
             count.build().fetch_scalar(&mut conn).await?
         };
         Ok(Page { items, total })
+    }
+
+    async fn top_videos(
+        &self,
+        org: OrgId,
+        query: &TopVideosQuery,
+    ) -> Result<Vec<TopVideo>, StoreError> {
+        let filters = ListQuery {
+            platform: query.platform,
+            campaign: query.campaign.clone(),
+            author: query.author.clone(),
+            ..ListQuery::all(query.window.to)
+        };
+        let mut top = Builder::<D>::new(
+            "SELECT t.id, t.external_id, t.title, t.url, t.platform, t.author_username
+             FROM (SELECT tv.id, pv.external_id, pv.title, pv.url, pv.platform,
+                          pv.author_username, ",
+        );
+        gains::push_gain(&mut top, query.metric, query.window);
+        top.push(" AS gain ");
+        // The instant only serves the status filter, which a leaderboard lacks.
+        push_listing(&mut top, org, &filters, DateTime::UNIX_EPOCH);
+        top.push(") t WHERE t.gain IS NOT NULL ORDER BY t.gain DESC, t.id LIMIT ")
+            .push_bind(query.limit);
+        type Row = (Uuid, String, Option<String>, String, String, Option<String>);
+        let mut conn = self.read().await?;
+        let rows: Vec<Row> = top.build().fetch_all(&mut conn).await?;
+        let ids: Vec<VideoId> = rows.iter().map(|r| VideoId(r.0)).collect();
+        let gains: std::collections::HashMap<VideoId, Metrics> =
+            gains::gains_of::<D>(&mut conn, org, &ids, query.window)
+                .await?
+                .into_iter()
+                .collect();
+        rows.into_iter()
+            .filter_map(|(id, external_id, title, url, platform, author)| {
+                let gains = *gains.get(&VideoId(id))?;
+                Some(
+                    crate::rows::parse_platform(&platform).map(|platform| TopVideo {
+                        video_id: VideoId(id),
+                        external_id,
+                        title,
+                        url,
+                        platform,
+                        author_username: author,
+                        gains,
+                    }),
+                )
+            })
+            .collect()
+    }
+
+    async fn video_gains(
+        &self,
+        org: OrgId,
+        ids: &[VideoId],
+        window: DateRange,
+    ) -> Result<Vec<(VideoId, Metrics)>, StoreError> {
+        gains::gains_of::<D>(&mut *self.read().await?, org, ids, window).await
     }
 
     async fn video(
@@ -262,8 +330,6 @@ async fn attach_tags<D: Dialect>(
     })
 }
 
-/// The listing's rows. Parameters: $1 organization, $2 platform or NULL,
-/// $3 state name or NULL, $4 now, $5 failing threshold.
 /// The `FROM … WHERE …` of the listing: the organization's tracked videos
 /// that pass every filter `query` sets (a filter not set adds nothing).
 fn push_listing<D: Dialect>(b: &mut Builder<D>, org: OrgId, query: &ListQuery, now: DateTime<Utc>) {
@@ -282,6 +348,17 @@ fn push_listing<D: Dialect>(b: &mut Builder<D>, org: OrgId, query: &ListQuery, n
             .push_bind(now)
             .push(" THEN 'completed' ELSE 'active' END = ")
             .push_bind(state_name(state));
+    }
+    let instants = [
+        ("pv.published_at >= ", query.published_from),
+        ("pv.published_at < ", query.published_before),
+        ("tv.tracking_started_at >= ", query.tracked_from),
+        ("tv.tracking_started_at < ", query.tracked_before),
+    ];
+    for (predicate, instant) in instants {
+        if let Some(instant) = instant {
+            b.push(" AND ").push(predicate).push_bind(instant);
+        }
     }
     if let Some(title) = &query.title {
         b.push(" AND lower(pv.title) LIKE ")

@@ -159,6 +159,7 @@ fn query(from: u32, to: u32, group_by: GroupBy) -> AnalyticsQuery {
         tracked: None,
         campaign: None,
         platform: None,
+        author: None,
     }
 }
 

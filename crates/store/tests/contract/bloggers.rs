@@ -184,6 +184,7 @@ async fn views(store: &Arc<dyn Store>, org: OrgId) -> i64 {
                 tracked: None,
                 campaign: None,
                 platform: None,
+                author: None,
             },
         )
         .await

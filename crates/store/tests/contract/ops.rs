@@ -254,6 +254,7 @@ async fn housekeeping_deletes_old_readings_and_keeps_the_analytics(
                         tracked: None,
                         campaign: None,
                         platform: None,
+                        author: None,
                     },
                 )
                 .await

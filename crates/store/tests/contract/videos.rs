@@ -15,16 +15,11 @@ use crate::{batch, org, store, t0, track, yt};
 
 fn list(limit: i64, offset: i64) -> ListQuery {
     ListQuery {
-        platform: None,
-        status: None,
-        title: None,
-        campaign: None,
-        author: None,
-        tags: Vec::new(),
         sort: SortKey::CreatedAt,
         order: SortOrder::Asc,
         limit,
         offset,
+        ..ListQuery::all(t0().date_naive())
     }
 }
 

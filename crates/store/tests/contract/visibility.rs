@@ -72,16 +72,11 @@ async fn everything_of(
         .list_videos(
             org,
             &ListQuery {
-                platform: None,
-                status: None,
-                title: None,
-                campaign: None,
-                author: None,
-                tags: Vec::new(),
                 sort: SortKey::Views,
                 order: SortOrder::Desc,
                 limit: 100,
                 offset: 0,
+                ..ListQuery::all(now.date_naive())
             },
             now,
         )
@@ -102,6 +97,7 @@ async fn everything_of(
                 tracked: None,
                 campaign: None,
                 platform: None,
+                author: None,
             };
             out.push(format!(
                 "{:?}",
@@ -285,6 +281,7 @@ async fn an_organizations_first_tracked_day_starts_at_its_own_first_reading(
         tracked: None,
         campaign: None,
         platform: None,
+        author: None,
     };
     let views = |rows: Vec<vidpulse_store::AnalyticsRow>| -> Vec<i64> {
         rows.iter().map(|r| r.metrics.views).collect()

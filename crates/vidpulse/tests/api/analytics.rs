@@ -25,9 +25,9 @@ use vidpulse_store::Backend;
 
 use crate::helpers::{TestApp, assert_nested_error};
 
-const A: &str = "7000000000000000001";
-const B: &str = "yt000000001";
-const C: &str = "7000000000000000002";
+pub(crate) const A: &str = "7000000000000000001";
+pub(crate) const B: &str = "yt000000001";
+pub(crate) const C: &str = "7000000000000000002";
 const TOTALS: &str = "/v1/analytics/metrics/totals";
 const INCREMENTS: &str = "/v1/analytics/metrics/increments";
 const HEADER: &str = "platform,external_video_id,captured_at,views,likes,comments,reposts,saves,channel_username,published_at";
@@ -37,7 +37,7 @@ fn day0(app: &TestApp) -> NaiveDate {
     app.clock.now().date_naive() - Duration::days(12)
 }
 
-fn d(app: &TestApp, n: i64) -> String {
+pub(crate) fn d(app: &TestApp, n: i64) -> String {
     (day0(app) + Duration::days(n)).to_string()
 }
 
@@ -91,7 +91,7 @@ fn csv_row(app: &TestApp, video: &Video, day: i64, hour: u32, views: i64) -> Str
     )
 }
 
-fn history_csv(app: &TestApp) -> String {
+pub(crate) fn history_csv(app: &TestApp) -> String {
     let mut lines = vec![HEADER.to_owned()];
     for day in 0..10 {
         let v = 1000 * (day + 1);
@@ -113,7 +113,7 @@ fn write_file(text: &str) -> tempfile::NamedTempFile {
     f
 }
 
-async fn import(app: &TestApp, org: Uuid, text: &str) -> anyhow::Result<Value> {
+pub(crate) async fn import(app: &TestApp, org: Uuid, text: &str) -> anyhow::Result<Value> {
     let file = write_file(text);
     let out = vidpulse::commands::import::import_stats(
         &app.store,
@@ -127,7 +127,7 @@ async fn import(app: &TestApp, org: Uuid, text: &str) -> anyhow::Result<Value> {
 }
 
 /// A Pro organization holding the history.
-async fn with_history(app: &TestApp) -> (Uuid, String) {
+pub(crate) async fn with_history(app: &TestApp) -> (Uuid, String) {
     let (org, key) = app.org_with_key(Plan::Pro).await;
     let out = import(app, org, &history_csv(app)).await.unwrap();
     assert_eq!(
@@ -137,7 +137,7 @@ async fn with_history(app: &TestApp) -> (Uuid, String) {
     (org, key)
 }
 
-async fn ok(app: &TestApp, path: &str, key: &str) -> Value {
+pub(crate) async fn ok(app: &TestApp, path: &str, key: &str) -> Value {
     let a = app.get(path, Some(key)).await;
     assert_eq!(a.status.as_u16(), 200, "{path}: {}", a.body);
     assert_eq!(a.body["success"], true);
@@ -183,7 +183,7 @@ fn g(key: &str, label: &str, views: i64) -> (String, String, i64) {
     (key.to_owned(), label.to_owned(), views)
 }
 
-async fn credits(app: &TestApp, key: &str) -> i64 {
+pub(crate) async fn credits(app: &TestApp, key: &str) -> i64 {
     app.flush_usage().await;
     app.get("/v1/account/usage", Some(key)).await.body["data"]["summary"]["total_credits_30_days"]
         .as_i64()

@@ -15,6 +15,8 @@ mod helpers;
 mod inputs;
 mod invitations;
 mod jwks;
+mod leaderboard;
+mod listing;
 mod live;
 mod patch;
 mod processes;

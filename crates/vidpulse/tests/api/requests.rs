@@ -741,8 +741,11 @@ async fn the_listing_answers_invalid_parameters_flat(
         ),
         (
             "sort=size",
-            "`sort` must be one of created_at, views, likes, updated_at; got `size`",
-            json!({"parameter": "sort", "valid_sort_options": ["created_at", "views", "likes", "updated_at"]}),
+            "`sort` must be one of created_at, views, likes, comments, updated_at, published_at, views_gained, likes_gained; got `size`",
+            json!({"parameter": "sort", "valid_sort_options": [
+                "created_at", "views", "likes", "comments", "updated_at", "published_at",
+                "views_gained", "likes_gained"
+            ]}),
         ),
         (
             "order=up",

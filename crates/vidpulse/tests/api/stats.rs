@@ -131,7 +131,16 @@ async fn invalid_parameters_are_refused_not_clamped(
     let a = app.get("/v1/videos/stats?sort=title", Some(&key)).await;
     assert_eq!(
         a.body["details"]["valid_sort_options"],
-        serde_json::json!(["created_at", "views", "likes", "updated_at"])
+        serde_json::json!([
+            "created_at",
+            "views",
+            "likes",
+            "comments",
+            "updated_at",
+            "published_at",
+            "views_gained",
+            "likes_gained"
+        ])
     );
     assert_eq!(
         app.get("/v1/videos/stats?limit=100&offset=0", Some(&key))

@@ -2,13 +2,17 @@
 //! "Pagination": nothing is silently clamped). Its errors
 //! are `INVALID_PARAMETER` in the flat envelope.
 
+use std::collections::HashMap;
+
 use axum::Json;
 use axum::extract::State;
+use chrono::{DateTime, Datelike, NaiveDate, NaiveTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::{IntoParams, ToSchema};
+use vidpulse_domain::analytics::{DateRange, Metric};
 use vidpulse_domain::names::{CAMPAIGN_MAX_CHARS, Campaign, Handle, TAG_MAX_CHARS, TagName};
-use vidpulse_domain::{OrgId, Platform};
+use vidpulse_domain::{OrgId, Platform, VideoId};
 use vidpulse_store::{ListQuery, SortKey, SortOrder, VideoState};
 
 use crate::auth::ApiKeyAuth;
@@ -18,6 +22,7 @@ use crate::extract::Query;
 use crate::input::{Bounded, Fault, Refusals, text, text_unless_empty};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
+use crate::v1::analytics::Day;
 use crate::v1::videos::VideoView;
 
 /// Pagination facts of the listing.
@@ -40,9 +45,51 @@ pub struct VideoPage {
     pub data: Vec<VideoView>,
     /// Where the page sits.
     pub pagination: Pagination,
+    /// The days each video's `gained` measures; present when the gains are
+    /// (a gained sort, or `from` / `to` sent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<WindowView>,
 }
 
-const SORT_OPTIONS: [&str; 4] = ["created_at", "views", "likes", "updated_at"];
+/// The days a listing's gains measure.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+pub struct WindowView {
+    /// First day.
+    pub from: NaiveDate,
+    /// Last day.
+    pub to: NaiveDate,
+}
+
+const SORT_OPTIONS: [&str; 8] = [
+    "created_at",
+    "views",
+    "likes",
+    "comments",
+    "updated_at",
+    "published_at",
+    "views_gained",
+    "likes_gained",
+];
+
+/// Every parameter the listing knows; any other answers 400.
+const KNOWN_PARAMETERS: [&str; 16] = [
+    "limit",
+    "offset",
+    "platform",
+    "status",
+    "sort",
+    "order",
+    "q",
+    "campaign",
+    "blogger",
+    "tag",
+    "from",
+    "to",
+    "published_from",
+    "published_to",
+    "tracked_from",
+    "tracked_to",
+];
 
 /// The listing's query.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -63,7 +110,7 @@ pub struct ListParams {
     /// active, completed or failed
     #[param(value_type = Option<String>)]
     status: Option<Status>,
-    /// created_at (default), views, likes or updated_at
+    /// created_at (default), views, likes, comments, updated_at, published_at, views_gained or likes_gained (the gain over `from`..`to`)
     #[param(value_type = Option<String>)]
     sort: Option<Sort>,
     /// asc or desc (default)
@@ -85,6 +132,30 @@ pub struct ListParams {
     #[serde(default, deserialize_with = "text_unless_empty")]
     #[param(value_type = Option<String>)]
     tag: Option<TagFilter>,
+    /// First day the gains measure, YYYY-MM-DD (default: 29 days before `to`); with `from` or `to`, each video carries `gained`
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    from: Option<Day>,
+    /// Last day the gains measure, YYYY-MM-DD (default: today, UTC); at most 366 days in all
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    to: Option<Day>,
+    /// Only videos published on or after this day, YYYY-MM-DD (UTC)
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    published_from: Option<Day>,
+    /// Only videos published on or before this day, YYYY-MM-DD (UTC)
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    published_to: Option<Day>,
+    /// Only videos whose tracking started on or after this day, YYYY-MM-DD (UTC)
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    tracked_from: Option<Day>,
+    /// Only videos whose tracking started on or before this day, YYYY-MM-DD (UTC)
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    tracked_to: Option<Day>,
 }
 
 /// A campaign as the PATCH sets it (trimmed; letters, digits, spaces and
@@ -177,7 +248,11 @@ enum Sort {
     CreatedAt,
     Views,
     Likes,
+    Comments,
     UpdatedAt,
+    PublishedAt,
+    ViewsGained,
+    LikesGained,
 }
 
 /// The `order`.
@@ -188,33 +263,88 @@ enum Order {
     Desc,
 }
 
+/// The bounds `[from, before)` of a filter on an instant.
+type Instants = (Option<DateTime<Utc>>, Option<DateTime<Utc>>);
+
+/// The instants `[start of from, start of the day after to)` of two
+/// inclusive days named `lower` and `upper`; the lower must not be after
+/// the upper.
+fn instants(
+    (from, lower): (Option<Day>, &str),
+    (to, upper): (Option<Day>, &str),
+) -> Result<Instants, ApiError> {
+    let (from, to) = (from.map(|Day(d)| d), to.map(|Day(d)| d));
+    if let (Some(f), Some(t)) = (from, to)
+        && f > t
+    {
+        return Err(ApiError::invalid_parameter(format!(
+            "`{lower}` ({f}) must be on or before `{upper}` ({t})"
+        ))
+        .with_details(json!({ "parameter": lower })));
+    }
+    let start = |d: NaiveDate| d.and_time(NaiveTime::MIN).and_utc();
+    // No stored instant lies after 9999-12-31 (see the analytics periods).
+    let before = to
+        .and_then(|t| t.succ_opt())
+        .filter(|next| next.year() <= 9999)
+        .map(start);
+    Ok((from.map(start), before))
+}
+
 impl ListParams {
-    fn into_query(self) -> ListQuery {
-        ListQuery {
+    /// The store's query; `today` ends the default gain window. The
+    /// second value says whether the answer carries the gains.
+    fn into_query(self, today: NaiveDate) -> Result<(ListQuery, bool), ApiError> {
+        let with_gains = self.from.is_some()
+            || self.to.is_some()
+            || matches!(self.sort, Some(Sort::ViewsGained | Sort::LikesGained));
+        let window = DateRange::window(self.from.map(|Day(d)| d), self.to.map(|Day(d)| d), today)
+            .map_err(|(field, message)| {
+            ApiError::invalid_parameter(message).with_details(json!({ "parameter": field }))
+        })?;
+        let (published_from, published_before) = instants(
+            (self.published_from, "published_from"),
+            (self.published_to, "published_to"),
+        )?;
+        let (tracked_from, tracked_before) = instants(
+            (self.tracked_from, "tracked_from"),
+            (self.tracked_to, "tracked_to"),
+        )?;
+        let query = ListQuery {
             platform: self.platform.map(|AnyCase(p)| p),
             status: self.status.map(|s| match s {
                 Status::Active => VideoState::Active,
                 Status::Completed => VideoState::Completed,
                 Status::Failed => VideoState::Failed,
             }),
-            sort: match self.sort.unwrap_or(Sort::CreatedAt) {
-                Sort::CreatedAt => SortKey::CreatedAt,
-                Sort::Views => SortKey::Views,
-                Sort::Likes => SortKey::Likes,
-                Sort::UpdatedAt => SortKey::UpdatedAt,
-            },
-            order: match self.order.unwrap_or(Order::Desc) {
-                Order::Asc => SortOrder::Asc,
-                Order::Desc => SortOrder::Desc,
-            },
             title: self.q.map(|TitleSearch(text)| text),
             campaign: self.campaign.map(|CampaignFilter(c)| c),
             author: self.blogger.map(|HandleFilter(h)| h),
             // The last `tag`; `list_page` reads every one.
             tags: self.tag.map(|TagFilter(t)| t).into_iter().collect(),
+            published_from,
+            published_before,
+            tracked_from,
+            tracked_before,
+            window,
+            sort: match self.sort.unwrap_or(Sort::CreatedAt) {
+                Sort::CreatedAt => SortKey::CreatedAt,
+                Sort::Views => SortKey::Views,
+                Sort::Likes => SortKey::Likes,
+                Sort::Comments => SortKey::Comments,
+                Sort::UpdatedAt => SortKey::UpdatedAt,
+                Sort::PublishedAt => SortKey::PublishedAt,
+                Sort::ViewsGained => SortKey::Gained(Metric::Views),
+                Sort::LikesGained => SortKey::Gained(Metric::Likes),
+            },
+            order: match self.order.unwrap_or(Order::Desc) {
+                Order::Asc => SortOrder::Asc,
+                Order::Desc => SortOrder::Desc,
+            },
             limit: self.limit.map_or(50, |Bounded(n)| n),
             offset: self.offset.map_or(0, |Bounded(n)| n),
-        }
+        };
+        Ok((query, with_gains))
     }
 }
 
@@ -268,12 +398,19 @@ impl Refusals for ListParams {
                 format!("`q` must be at most {TITLE_SEARCH_MAX_CHARS} characters"),
                 json!({ "parameter": "q" }),
             ),
+            "from" | "to" | "published_from" | "published_to" | "tracked_from" | "tracked_to" => (
+                format!("`{name}` must be a date YYYY-MM-DD; got `{raw}`"),
+                json!({ "parameter": name }),
+            ),
             "status" => (
                 format!("`status` must be active, completed or failed; got `{raw}`"),
                 json!({ "parameter": "status", "valid_status_options": ["active", "completed", "failed"] }),
             ),
             "sort" => (
-                format!("`sort` must be one of created_at, views, likes, updated_at; got `{raw}`"),
+                format!(
+                    "`sort` must be one of {}; got `{raw}`",
+                    SORT_OPTIONS.join(", ")
+                ),
                 json!({ "parameter": "sort", "valid_sort_options": SORT_OPTIONS }),
             ),
             _ => (
@@ -293,7 +430,7 @@ impl Refusals for ListParams {
     params(ListParams),
     responses(
         (status = 200, description = "A page of videos", body = Envelope<VideoPage>),
-        (status = 400, description = "INVALID_PARAMETER (flat)"),
+        (status = 400, description = "INVALID_PARAMETER (flat), also for a parameter the listing does not know"),
         (status = 401, description = "MISSING_AUTH or INVALID_API_KEY (flat)"),
     ),
     security(("api_key" = []))
@@ -318,7 +455,14 @@ pub(crate) async fn list_page(
     org: OrgId,
     params: &Query<ListParams>,
 ) -> Result<VideoPage, ApiError> {
-    let mut query = params.parse()?.into_query();
+    if let Some(name) = params.unknown(&KNOWN_PARAMETERS) {
+        return Err(ApiError::invalid_parameter(format!(
+            "Unknown query parameter `{name}`; the listing knows {}",
+            KNOWN_PARAMETERS.join(", ")
+        ))
+        .with_details(json!({ "parameter": name, "valid_parameters": KNOWN_PARAMETERS })));
+    }
+    let (mut query, with_gains) = params.parse()?.into_query(app.clock.now().date_naive())?;
     // `tag` repeats: every value, each checked as the last one was.
     let mut tags = Vec::new();
     for raw in params.all("tag").filter(|t| !t.is_empty()) {
@@ -336,13 +480,29 @@ pub(crate) async fn list_page(
     query.tags = tags;
     let page = app.store.list_videos(org, &query, app.clock.now()).await?;
     let has_more = query.offset.saturating_add(page.items.len() as i64) < page.total;
+    let mut gains = HashMap::new();
+    if with_gains {
+        let ids: Vec<VideoId> = page.items.iter().map(|r| r.video_id).collect();
+        gains.extend(app.store.video_gains(org, &ids, query.window).await?);
+    }
     Ok(VideoPage {
-        data: page.items.into_iter().map(VideoView::from).collect(),
+        data: page
+            .items
+            .into_iter()
+            .map(|r| {
+                let gained = with_gains.then(|| gains.get(&r.video_id).copied());
+                VideoView::from(r).with_gains(gained)
+            })
+            .collect(),
         pagination: Pagination {
             total: page.total,
             limit: query.limit,
             offset: query.offset,
             has_more,
         },
+        window: with_gains.then_some(WindowView {
+            from: query.window.from,
+            to: query.window.to,
+        }),
     })
 }

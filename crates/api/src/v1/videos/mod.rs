@@ -8,11 +8,13 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
+use vidpulse_domain::analytics::Metrics;
 use vidpulse_domain::metrics::cost_per_mille;
 use vidpulse_store::{VideoRecord, VideoState};
 
 use crate::middleware::flat_errors;
 use crate::state::AppState;
+use crate::v1::analytics::MetricsView;
 use crate::v1::stats_map::StatsMap;
 
 mod list;
@@ -50,6 +52,20 @@ pub struct VideoView {
     /// The other fields.
     #[serde(flatten)]
     pub fields: VideoFields,
+    /// In a listing with a gained sort or `from` / `to`: what each metric
+    /// gained over the listing's `window` (the totals rules); `null` when
+    /// the video has no reading within it. Absent elsewhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<MetricsView>)]
+    pub gained: Option<Option<MetricsView>>,
+}
+
+impl VideoView {
+    /// The view with the gains a listing measured (`None`: not asked for).
+    pub fn with_gains(mut self, gains: Option<Option<Metrics>>) -> Self {
+        self.gained = gains.map(|g| g.map(MetricsView::from));
+        self
+    }
 }
 
 /// A video record as the API shows it, but for its `stats`.
@@ -127,6 +143,7 @@ impl From<VideoRecord> for VideoView {
         VideoView {
             stats: StatsMap::new(&r.history),
             fields: r.into(),
+            gained: None,
         }
     }
 }

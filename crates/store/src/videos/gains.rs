@@ -1,0 +1,92 @@
+//! What one video gained over a window, in SQL: the totals rules
+//! (docs/api.md, "Analytics") applied to a single tracked video, read from
+//! its daily closes within the organization's tracking window. The listing
+//! sorts by it and the leaderboard of videos ranks by it.
+
+use vidpulse_domain::analytics::{DateRange, Metric, Metrics};
+use vidpulse_domain::{OrgId, VideoId};
+
+use crate::StoreError;
+use crate::sql::{Builder, Conn, Dialect};
+
+/// Appends the gain of `metric` over `window` of the tracked video `tv`
+/// (a scalar expression): the close of its last visible day in `window`
+/// minus the baseline (the close of its last visible day before `from`,
+/// else its first reading on `from`, else 0); NULL when it has no visible
+/// close within `window`. Each part is one seek in `daily_closes`' key.
+pub(crate) fn push_gain<D: Dialect>(b: &mut Builder<D>, metric: Metric, window: DateRange) {
+    let m = metric.as_str();
+    let visible = format!(
+        "c.platform_video_id = tv.platform_video_id AND c.organization_id = tv.organization_id
+         AND c.day >= {start}",
+        start = D::day_of("tv.tracking_started_at"),
+    );
+    b.push(&format!(
+        "((SELECT coalesce(c.last_{m}, 0) FROM daily_closes c
+           WHERE {visible} AND c.day <= {end} AND c.day >= ",
+        end = D::day_of("tv.tracking_ends_at"),
+    ))
+    .push_bind(window.from)
+    .push(" AND c.day <= ")
+    .push_bind(window.to)
+    .push(&format!(
+        " ORDER BY c.day DESC LIMIT 1)
+         - coalesce((SELECT coalesce(c.last_{m}, 0) FROM daily_closes c
+                     WHERE {visible} AND c.day < "
+    ))
+    .push_bind(window.from)
+    .push(&format!(
+        " ORDER BY c.day DESC LIMIT 1),
+                    (SELECT coalesce(c.first_{m}, 0) FROM daily_closes c
+                     WHERE {visible} AND c.day = "
+    ))
+    .push_bind(window.from)
+    .push("), 0))");
+}
+
+/// The five gains over `window` of the organization's videos `ids`; a video
+/// without a visible close in the window is left out.
+pub(crate) async fn gains_of<D: Dialect>(
+    conn: &mut Conn<D>,
+    org: OrgId,
+    ids: &[VideoId],
+    window: DateRange,
+) -> Result<Vec<(VideoId, Metrics)>, StoreError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut b = Builder::<D>::new("SELECT tv.id");
+    for metric in Metric::ALL {
+        b.push(", ");
+        push_gain(&mut b, metric, window);
+    }
+    b.push(" FROM tracked_videos tv WHERE tv.organization_id = ")
+        .push_bind(org.0)
+        .push(" AND tv.id IN (")
+        .push_list(ids.iter().map(|id| id.0))
+        .push(")");
+    type Row = (
+        uuid::Uuid,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+    );
+    let rows: Vec<Row> = b.build().fetch_all(conn).await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(id, views, likes, comments, reposts, saves)| {
+            Some((
+                VideoId(id),
+                Metrics {
+                    views: views?,
+                    likes: likes.unwrap_or(0),
+                    comments: comments.unwrap_or(0),
+                    reposts: reposts.unwrap_or(0),
+                    saves: saves.unwrap_or(0),
+                },
+            ))
+        })
+        .collect())
+}
