@@ -439,6 +439,19 @@ try {
     await page.getByText('No video matches these filters.').waitFor();
   });
 
+  await journey('sort videos by what they gained (the server ranks)', async () => {
+    await visit('/videos');
+    await page.getByLabel('Sort by').selectOption('gain');
+    await settled();
+    expect(page.url().includes('sort=gain'), `sort kept in the address: ${page.url()}`);
+    await waitFor('three rows', async () => (await page.locator('a.title-link').count()) === 3);
+    const cells = await page.locator('table.table tbody tr td:nth-child(9)').allTextContents();
+    const values = cells.map((c) => (/\d/.test(c) ? Number(c.replace(/[^\d-]/g, '')) : null));
+    const known = values.filter((v) => v !== null);
+    expect(known.every((v, i) => i === 0 || known[i - 1] >= v), `gains largest first: ${cells}`);
+    expect(values.indexOf(null) === -1 || values.slice(values.indexOf(null)).every((v) => v === null), `unknown gains last: ${cells}`);
+  });
+
   await journey('download a table as CSV', async () => {
     await visit('/videos');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /^Download CSV/ }).first().click()]);
@@ -462,6 +475,9 @@ try {
     await waitFor('the per-creator table', async () => (await page.locator('section', { hasText: 'Per creator' }).locator('table tbody tr').count()) >= 1);
     expect(await page.locator('svg.chart').count() >= 1, 'a per-day chart');
     expect((await page.getByRole('button', { name: 'Last 7 days' }).getAttribute('aria-pressed')) === 'true', 'preset pressed');
+    await waitFor('the top videos', async () => (await page.locator('section', { hasText: 'Top videos' }).locator('table tbody tr a.title-link').count()) >= 1);
+    expect((await page.locator('dl.stats .change').count()) === 5, 'each total compared with the period before');
+    expect(await page.getByText('Compared with the period before').isVisible(), 'the compared period is named');
     await checkA11y('campaigns');
     await shot('campaigns');
   });

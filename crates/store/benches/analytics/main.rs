@@ -448,6 +448,197 @@ fn cases() -> Vec<Case> {
     out
 }
 
+/// Times `run` (one warm-up, then `runs` times): its rows, median, p95, max.
+async fn time<F, Fut>(runs: usize, run: F) -> anyhow::Result<(usize, f64, f64, f64)>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<usize>>,
+{
+    let rows = run().await?;
+    let mut times: Vec<StdDuration> = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let t = Instant::now();
+        run().await?;
+        times.push(t.elapsed());
+    }
+    times.sort();
+    let ms = |d: StdDuration| d.as_secs_f64() * 1000.0;
+    let p95 = times[((times.len() * 95).div_ceil(100)).saturating_sub(1)];
+    Ok((
+        rows,
+        ms(times[times.len() / 2]),
+        ms(p95),
+        ms(*times.last().unwrap()),
+    ))
+}
+
+/// The listing's first page (20 videos) under each filter and sort, and
+/// the leaderboards (issue 22), as the HTTP handlers call the store.
+async fn run_finds(
+    store: &std::sync::Arc<dyn Store>,
+    org: OrgId,
+    runs: usize,
+) -> anyhow::Result<()> {
+    use vidpulse_domain::analytics::Metric;
+    use vidpulse_store::{ListQuery, SortKey, TopVideosQuery};
+    let now = dataset_now();
+    let to = now.date_naive();
+    let window = DateRange::window(None, Some(to), to).unwrap();
+    let base = ListQuery {
+        limit: 20,
+        ..ListQuery::all(to)
+    };
+    let start = |d: NaiveDate| d.and_hms_opt(0, 0, 0).unwrap().and_utc();
+    let listings: Vec<(&str, ListQuery)> = vec![
+        ("no filter", base.clone()),
+        (
+            "platform",
+            ListQuery {
+                platform: Some(Platform::YouTube),
+                ..base.clone()
+            },
+        ),
+        (
+            "campaign",
+            ListQuery {
+                campaign: Some("Campaign 07".into()),
+                ..base.clone()
+            },
+        ),
+        (
+            "blogger",
+            ListQuery {
+                author: Some("creator00042".into()),
+                ..base.clone()
+            },
+        ),
+        (
+            "tag (none carry it)",
+            ListQuery {
+                tags: vec!["launch".into()],
+                ..base.clone()
+            },
+        ),
+        (
+            "title search",
+            ListQuery {
+                title: Some("video 4242".into()),
+                ..base.clone()
+            },
+        ),
+        (
+            "published in 5 days",
+            ListQuery {
+                published_from: Some(start(to - Duration::days(10))),
+                published_before: Some(start(to - Duration::days(5))),
+                ..base.clone()
+            },
+        ),
+        (
+            "tracked in 5 days",
+            ListQuery {
+                tracked_from: Some(start(to - Duration::days(10))),
+                tracked_before: Some(start(to - Duration::days(5))),
+                ..base.clone()
+            },
+        ),
+        (
+            "platform + campaign + published + tracked",
+            ListQuery {
+                platform: Some(Platform::TikTok),
+                campaign: Some("Campaign 07".into()),
+                published_from: Some(start(to - Duration::days(25))),
+                tracked_before: Some(start(to - Duration::days(2))),
+                ..base.clone()
+            },
+        ),
+        (
+            "sort views",
+            ListQuery {
+                sort: SortKey::Views,
+                ..base.clone()
+            },
+        ),
+        (
+            "sort published_at",
+            ListQuery {
+                sort: SortKey::PublishedAt,
+                ..base.clone()
+            },
+        ),
+        (
+            "sort views_gained (30 days)",
+            ListQuery {
+                sort: SortKey::Gained(Metric::Views),
+                window,
+                ..base.clone()
+            },
+        ),
+        (
+            "campaign, sort views_gained",
+            ListQuery {
+                campaign: Some("Campaign 07".into()),
+                sort: SortKey::Gained(Metric::Views),
+                window,
+                ..base.clone()
+            },
+        ),
+    ];
+    println!("\n| listing, first page of 20 | total | median ms | p95 ms | max ms |");
+    println!("|---|---:|---:|---:|---:|");
+    for (name, query) in &listings {
+        let total = store.list_videos(org, query, now).await?.total;
+        let (_, median, p95, max) = time(runs, || async {
+            Ok(store.list_videos(org, query, now).await?.items.len())
+        })
+        .await?;
+        println!("| {name} | {total} | {median:.1} | {p95:.1} | {max:.1} |");
+    }
+    println!("\n| leaderboard (30 days, top 10) | rows | median ms | p95 ms | max ms |");
+    println!("|---|---:|---:|---:|---:|");
+    for (name, campaign) in [
+        ("by video", None),
+        ("by video, one campaign", Some("Campaign 07")),
+    ] {
+        let query = TopVideosQuery {
+            window,
+            metric: Metric::Views,
+            platform: None,
+            campaign: campaign.map(str::to_owned),
+            author: None,
+            limit: 10,
+        };
+        let (rows, median, p95, max) = time(runs, || async {
+            Ok(store.top_videos(org, &query).await?.len())
+        })
+        .await?;
+        println!("| {name} | {rows} | {median:.1} | {p95:.1} | {max:.1} |");
+    }
+    for group_by in [
+        GroupBy::BloggerUsername,
+        GroupBy::PlatformBlogger,
+        GroupBy::Campaign,
+    ] {
+        let query = AnalyticsQuery {
+            window,
+            group_by,
+            published: None,
+            tracked: None,
+            campaign: None,
+            platform: None,
+            author: None,
+        };
+        let (rows, median, p95, max) = time(runs, || async {
+            Ok(store.analytics_totals(org, &query).await?.len())
+        })
+        .await?;
+        println!(
+            "| by {group_by} (the grouped totals) | {rows} | {median:.1} | {p95:.1} | {max:.1} |"
+        );
+    }
+    Ok(())
+}
+
 fn day(d: NaiveDate) -> String {
     d.to_string()
 }
@@ -502,6 +693,7 @@ async fn run_cases(
         );
     }
     run_reads(store, org, args.runs).await?;
+    run_finds(store, org, args.runs).await?;
     if args.explain {
         for case in all
             .iter()

@@ -455,3 +455,89 @@ async fn the_rollup_follows_every_write_and_answers_like_the_per_video_path(
         }
     }
 }
+
+#[rstest]
+#[tokio::test]
+async fn each_videos_gains_match_the_reference_and_rank_the_leaderboard(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    use vidpulse_domain::analytics::Metric;
+    use vidpulse_store::TopVideosQuery;
+
+    let (_db, store, a) = imported(backend).await;
+    let rows = history();
+    for (from, to) in [(1, 10), (3, 7), (5, 5), (2, 9), (11, 20), (1, 1), (4, 4)] {
+        // Per video: the totals reference with one video's group.
+        let q = query(from, to, GroupBy::PlatformBlogger);
+        let expected: BTreeMap<String, Metrics> = reference(&rows, &q, false)
+            .into_iter()
+            .map(|(_, key, m)| (key, m))
+            .collect();
+        for metric in Metric::ALL {
+            let top = store
+                .top_videos(
+                    a,
+                    &TopVideosQuery {
+                        window: q.window,
+                        metric,
+                        platform: None,
+                        campaign: None,
+                        author: None,
+                        limit: 10,
+                    },
+                )
+                .await
+                .unwrap();
+            // The three videos have three distinct (platform, creator) keys.
+            let got: BTreeMap<String, Metrics> = top
+                .iter()
+                .map(|v| {
+                    let key = GroupBy::PlatformBlogger
+                        .key_of(v.platform, v.author_username.as_deref(), None)
+                        .unwrap()
+                        .0;
+                    (key, v.gains)
+                })
+                .collect();
+            assert_eq!(got, expected, "{from}..{to} {metric:?}");
+            let ranked: Vec<i64> = top.iter().map(|v| v.gains.get(metric)).collect();
+            assert!(ranked.windows(2).all(|w| w[0] >= w[1]), "{ranked:?}");
+            let ids: Vec<_> = top.iter().map(|v| v.video_id).collect();
+            let gains = store.video_gains(a, &ids, q.window).await.unwrap();
+            assert_eq!(gains.len(), ids.len());
+            for (id, m) in gains {
+                assert_eq!(
+                    Some(m),
+                    top.iter().find(|v| v.video_id == id).map(|v| v.gains)
+                );
+            }
+        }
+    }
+    // Another organization sees none of them.
+    let b = org(&store, Plan::Pro).await;
+    let ids: Vec<_> = store
+        .top_videos(
+            a,
+            &TopVideosQuery {
+                window: query(1, 10, GroupBy::None).window,
+                metric: Metric::Views,
+                platform: None,
+                campaign: None,
+                author: None,
+                limit: 10,
+            },
+        )
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|v| v.video_id)
+        .collect();
+    assert_eq!(ids.len(), 3);
+    assert!(
+        store
+            .video_gains(b, &ids, query(1, 10, GroupBy::None).window)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}

@@ -1,5 +1,7 @@
-// Campaigns: a campaign and a period; totals, gains per day (bar chart and
-// table), per platform and per creator (the grouped totals of /dashboard/stats).
+// Campaigns: a campaign and a period; totals compared with the period
+// before, gains per day (bar chart and table), the top videos (the
+// leaderboard of /dashboard/top), per platform and per creator (the grouped
+// totals of /dashboard/stats).
 import { get } from '../api.js';
 import { h, clear, fill, field, select, errorBox, busy, pageHeader, section, nextId } from '../dom.js';
 import { t, num, date } from '../i18n.js';
@@ -116,14 +118,35 @@ export default async function campaigns(main, params, query, ctx) {
     const scope = { from: state.from, to: state.to, campaign: state.campaign };
     await busy(show, async () => {
       try {
-        const stats = (group_by) => get('/dashboard/stats', { query: { ...scope, platform: state.platform, group_by } });
-        const [all, byPlatform, byCreator] = await Promise.all([stats(undefined), stats('platform'), stats('platform_blogger')]);
+        const stats = (group_by, compare) => get('/dashboard/stats', { query: { ...scope, platform: state.platform, group_by, compare } });
+        const top = get('/dashboard/top', { query: { ...scope, platform: state.platform, by: 'video', limit: 10, compare: 'previous_period' } });
+        const [all, byPlatform, byCreator, leaders] = await Promise.all([
+          stats(undefined, 'previous_period'),
+          stats('platform'),
+          stats('platform_blogger'),
+          top,
+        ]);
         if (!ctx.isCurrent()) return;
         const flat = (g) => ({ ...g, key: g.group_key });
         fill(results, 
           h('p', { class: 'subtitle' }, t('campaigns.window', { campaign: state.campaign || t('campaigns.all'), from: date(all.from), to: date(all.to) })),
-          h('dl', { class: 'stats', 'aria-label': t('campaigns.totals') }, METRICS.map((m) => h('div', { class: 'stat' }, h('dt', null, metricLabel(m)), h('dd', null, num(all.total[m]))))),
+          h(
+            'dl',
+            { class: 'stats', 'aria-label': t('campaigns.totals') },
+            METRICS.map((m) =>
+              h(
+                'div',
+                { class: 'stat' },
+                h('dt', null, metricLabel(m)),
+                h('dd', null, num(all.total[m]), h('span', { class: 'change' }, changeText(all.change && all.change[m]))),
+              ),
+            ),
+          ),
+          all.previous_period
+            ? h('p', { class: 'hint' }, t('campaigns.compared_with', { from: date(all.previous_period.from), to: date(all.previous_period.to) }))
+            : null,
           perDay(all.days || []),
+          topVideos(leaders.items || []),
           section(
             t('campaigns.per_platform'),
             dataTable({
@@ -155,6 +178,36 @@ export default async function campaigns(main, params, query, ctx) {
     });
   }
   await run();
+}
+
+/** A relative change as a signed percentage; a dash when there was nothing before. */
+function changeText(change) {
+  if (change === null || change === undefined) return t('campaigns.change_none');
+  return t('campaigns.change', { change: num(change, { style: 'percent', signDisplay: 'exceptZero', maximumFractionDigits: 1 }) });
+}
+
+/** The period's ten videos that gained most views, each against the period before. */
+function topVideos(items) {
+  return section(
+    t('campaigns.top_videos'),
+    dataTable({
+      caption: t('campaigns.top_videos'),
+      hideCaption: true,
+      csvName: 'campaign-top-videos',
+      empty: t('campaigns.top_none'),
+      columns: [
+        { key: 'rank', label: t('campaigns.rank'), numeric: true, cell: (r) => num(r.rank) },
+        { key: 'title', label: t('videos.col_title'), header: true, cell: (r) => h('a', { href: `/videos/${r.video_id}`, class: 'title-link' }, r.label) },
+        { key: 'creator', label: t('videos.col_creator'), cell: (r) => (r.blogger_username ? `@${r.blogger_username}` : '–') },
+        { key: 'platform', label: t('filter.platform'), cell: (r) => platformLabel(r.platform) },
+        { key: 'views', label: metricLabel('views'), numeric: true, cell: (r) => num(r.views) },
+        { key: 'likes', label: metricLabel('likes'), numeric: true, cell: (r) => num(r.likes) },
+        { key: 'previous', label: t('campaigns.previous_views'), numeric: true, cell: (r) => num(r.previous && r.previous.views) },
+        { key: 'change', label: t('campaigns.change_views'), numeric: true, cell: (r) => changeText(r.change && r.change.views) },
+      ],
+      rows: items,
+    }),
+  );
 }
 
 function perDay(days) {

@@ -5,10 +5,9 @@ import { h, clear, fill, field, select, errorBox, errorText, busy, pageHeader, s
 import { t, num, gain } from '../i18n.js';
 import { dataTable } from '../table.js';
 import { platformLabel, PLATFORMS, trackingStatusLabel, TRACKING_STATES, trackOutcomeLabel } from '../labels.js';
-import { gainOver } from '../stats.js';
 
 export const MAX_LINKS = 50;
-const SORTS = ['created_at', 'views', 'likes', 'updated_at'];
+const SORTS = ['created_at', 'views', 'likes', 'comments', 'updated_at', 'published_at'];
 const PERIODS = [1, 7, 30];
 const PAGE_SIZES = [25, 50, 100];
 
@@ -50,6 +49,12 @@ export function thumbnail(url) {
   const img = h('img', { class: 'thumb', src: url, alt: '', loading: 'lazy', width: 64, height: 36, referrerpolicy: 'no-referrer' });
   img.addEventListener('error', () => img.replaceWith(placeholder()));
   return img;
+}
+
+/** The first UTC day of the `days` days ending today, `YYYY-MM-DD`. */
+export function periodStart(days, today = new Date()) {
+  const start = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - (days - 1)));
+  return start.toISOString().slice(0, 10);
 }
 
 /** One line per link; blank lines dropped. */
@@ -225,7 +230,9 @@ export default async function videos(main, params, query, ctx) {
       ['created_at', t('videos.sort_created')],
       ['views', t('videos.sort_views')],
       ['likes', t('videos.sort_likes')],
+      ['comments', t('videos.sort_comments')],
       ['updated_at', t('videos.sort_updated')],
+      ['published_at', t('videos.sort_published')],
       ['gain', t('videos.sort_gain')],
     ],
     state.sort,
@@ -298,7 +305,10 @@ export default async function videos(main, params, query, ctx) {
         query: {
           limit: state.limit,
           offset: state.offset,
-          sort: state.sort === 'gain' ? 'updated_at' : state.sort,
+          sort: state.sort === 'gain' ? 'views_gained' : state.sort,
+          // The gain column: the server measures the period's last
+          // `period` UTC days, today included, by the analytics rules.
+          from: periodStart(state.period),
           order: state.order,
           platform: state.platform,
           status: state.status,
@@ -316,11 +326,7 @@ export default async function videos(main, params, query, ctx) {
       return;
     }
     if (seq !== loadSeq || !ctx.isCurrent()) return;
-    const rows = (page.data || []).map((v) => ({ ...v, gain: gainOver(v.stats, 'views', state.period) }));
-    if (state.sort === 'gain') {
-      const dir = state.order === 'asc' ? 1 : -1;
-      rows.sort((a, b) => ((a.gain ?? -Infinity) - (b.gain ?? -Infinity)) * dir);
-    }
+    const rows = (page.data || []).map((v) => ({ ...v, gain: v.gained ? v.gained.views : null }));
     const rowsById = new Map(rows.map((r) => [r.video_id, r]));
     for (const id of [...selected]) if (!rowsById.has(id)) selected.delete(id);
     const refresh = bulk ? bulk.refresh : () => {};
@@ -380,7 +386,7 @@ export default async function videos(main, params, query, ctx) {
       { key: 'platform', label: t('videos.col_platform'), cell: (r) => platformLabel(r.platform) },
       { key: 'views', label: t('metric.views'), numeric: true, sortable: true, cell: (r) => num(r.views) },
       { key: 'likes', label: t('metric.likes'), numeric: true, sortable: true, cell: (r) => num(r.likes) },
-      { key: 'comments', label: t('metric.comments'), numeric: true, cell: (r) => num(r.comments) },
+      { key: 'comments', label: t('metric.comments'), numeric: true, sortable: true, cell: (r) => num(r.comments) },
       {
         key: 'gain',
         label: t('videos.col_gain', { days: state.period }),
