@@ -30,6 +30,34 @@ pub struct Meta {
     /// Per-status counts (POST /v1/videos/track only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<TrackSummary>,
+    /// Where a page lies in the whole list (GET /v1/bloggers only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pagination: Option<Pagination>,
+}
+
+/// Where a page lies in the whole list.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+pub struct Pagination {
+    /// Items matching the filters in all.
+    pub total: i64,
+    /// The page size asked for.
+    pub limit: i64,
+    /// Items skipped before this page.
+    pub offset: i64,
+    /// Whether items follow this page.
+    pub has_more: bool,
+}
+
+impl Pagination {
+    /// The pagination of the page at `offset` of size `limit` in `total`.
+    pub fn of(total: i64, limit: i64, offset: i64) -> Self {
+        Self {
+            total,
+            limit,
+            offset,
+            has_more: offset.saturating_add(limit) < total,
+        }
+    }
 }
 
 /// Counts of a track request's results.
@@ -53,7 +81,14 @@ impl Meta {
             processing_time_ms: ctx.elapsed_ms(),
             credits_used: None,
             summary: None,
+            pagination: None,
         }
+    }
+
+    /// With `pagination`.
+    pub fn with_pagination(mut self, pagination: Pagination) -> Self {
+        self.pagination = Some(pagination);
+        self
     }
 
     /// With `credits_used`.

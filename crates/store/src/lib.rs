@@ -39,9 +39,10 @@ pub use bloggers::{
     SetTags, Tag,
 };
 pub use creators::{
-    AccountSetup, ClaimedJob, CreatorJob, CreatorProfile, CreatorStore, CreatorVideos,
-    DiscoveryOutcome, DiscoveryResult, DueDiscovery, JOB_TIMEOUT, JobFinished, JobStatus,
-    JobSuccess, NewCreatorJob, SetupCreator, StartJob, TrackedAccount,
+    AccountQuery, AccountSetup, ClaimedJob, CreatorJob, CreatorProfile, CreatorStore,
+    CreatorTotals, CreatorVideos, DiscoveryOutcome, DiscoveryResult, DueDiscovery, FollowerDay,
+    FollowerGains, JOB_TIMEOUT, JobFinished, JobStatus, JobSuccess, NewCreatorJob, SetupCreator,
+    StartJob, TrackedAccount,
 };
 pub use credits::{CappedCharge, Charge, CreditStore};
 pub use error::StoreError;

@@ -86,6 +86,12 @@ pub struct BloggerItem {
     pub videos_tracked: i64,
     /// Their latest views, summed.
     pub total_views: i64,
+    /// Followers gained over the last 7 days (docs/api.md, "Follower
+    /// gain"); null when no count was ever recorded.
+    pub follower_gain_7d: Option<i64>,
+    /// Followers gained over the last 30 days; null when no count was ever
+    /// recorded.
+    pub follower_gain_30d: Option<i64>,
     /// The creator profile it is grouped into (null: none).
     pub creator_id: Option<Uuid>,
     /// That profile's name.
@@ -218,29 +224,35 @@ async fn list(
     ctx: RequestContext,
     auth: OrgAuth,
 ) -> Result<Json<Envelope<Vec<BloggerItem>>>, ApiError> {
-    let items = app
-        .store
-        .bloggers(auth.org)
-        .await?
+    let bloggers = app.store.bloggers(auth.org).await?;
+    let creators: Vec<Uuid> = bloggers.iter().map(|b| b.blogger_id).collect();
+    let today = app.clock.now().date_naive();
+    let gains = app.store.follower_gains(&creators, today).await?;
+    let items = bloggers
         .into_iter()
-        .map(|b| BloggerItem {
-            tracking_id: b.tracking_id,
-            blogger_id: b.blogger_id,
-            username: b.username,
-            platform: b.platform.id(),
-            channel_name: b.channel_name,
-            number_of_subscribers: b.number_of_subscribers,
-            is_active: b.is_active,
-            campaign: b.campaign,
-            budget_per_video: b.budget_per_video,
-            initial_videos_count: b.initial_videos_count,
-            daily_videos_count: b.daily_videos_count,
-            last_scraped_at: b.last_scraped_at.map(rfc3339),
-            videos_tracked: b.videos_tracked,
-            total_views: b.total_views,
-            creator_id: b.creator_profile.as_ref().map(|p| p.id),
-            creator_name: b.creator_profile.map(|p| p.name),
-            tags: b.tags.into_iter().map(TagView::from).collect(),
+        .map(|b| {
+            let gain = gains.get(&b.blogger_id).copied().unwrap_or_default();
+            BloggerItem {
+                tracking_id: b.tracking_id,
+                blogger_id: b.blogger_id,
+                username: b.username,
+                platform: b.platform.id(),
+                channel_name: b.channel_name,
+                number_of_subscribers: b.number_of_subscribers,
+                is_active: b.is_active,
+                campaign: b.campaign,
+                budget_per_video: b.budget_per_video,
+                initial_videos_count: b.initial_videos_count,
+                daily_videos_count: b.daily_videos_count,
+                last_scraped_at: b.last_scraped_at.map(rfc3339),
+                videos_tracked: b.videos_tracked,
+                total_views: b.total_views,
+                follower_gain_7d: gain.gain_7d,
+                follower_gain_30d: gain.gain_30d,
+                creator_id: b.creator_profile.as_ref().map(|p| p.id),
+                creator_name: b.creator_profile.map(|p| p.name),
+                tags: b.tags.into_iter().map(TagView::from).collect(),
+            }
         })
         .collect();
     Ok(ok(items, Meta::of(&ctx)))

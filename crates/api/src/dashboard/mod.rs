@@ -8,6 +8,7 @@ use crate::state::AppState;
 pub mod access;
 pub mod api_keys;
 pub mod blogger_add;
+pub mod blogger_followers;
 pub mod bloggers;
 pub mod creator_profiles;
 pub mod identity;
@@ -31,6 +32,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(stats::router())
         .merge(bloggers::router())
         .merge(blogger_add::router())
+        .merge(blogger_followers::router())
         .merge(tags::router())
         .merge(creator_profiles::router())
         .merge(api_keys::router())

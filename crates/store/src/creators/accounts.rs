@@ -10,13 +10,14 @@ use super::*;
 use crate::StoreError;
 use crate::sql::{Dialect, Tx};
 
-/// Inserts or refreshes the catalog row of a platform account; returns its id.
+/// Inserts or refreshes the catalog row of a platform account, and records
+/// its follower count of the day when the read has one; returns its id.
 pub(crate) async fn upsert_creator<D: Dialect>(
     tx: &mut Tx<D>,
     p: &CreatorProfile,
     now: DateTime<Utc>,
 ) -> Result<Uuid, StoreError> {
-    D::query(
+    let id: Uuid = D::query(
         "INSERT INTO creators
            (id, platform, channel_id, username, username_key, display_name, avatar_url,
             follower_count, last_fetched_at, created_at)
@@ -39,7 +40,11 @@ pub(crate) async fn upsert_creator<D: Dialect>(
     .bind(p.follower_count)
     .bind(now)
     .fetch_scalar(&mut **tx)
-    .await
+    .await?;
+    if let Some(count) = p.follower_count {
+        super::followers::record_followers(tx, id, count, now).await?;
+    }
+    Ok(id)
 }
 
 /// Opens (or reactivates) the organization's tracked account of the

@@ -1,12 +1,15 @@
 //! Creators: track jobs (the public resource and the queue at once), the
 //! organization's tracked accounts, and their daily discovery of new videos.
 
+use std::collections::HashMap;
+
 use async_trait::async_trait;
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use uuid::Uuid;
 use vidpulse_domain::{ApiKeyId, OrgId, Platform, VideoRef};
 
 use crate::StoreError;
+use crate::videos::Page;
 
 /// State of a creator-track job (docs/api.md, "Creators").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -425,6 +428,43 @@ pub trait CreatorStore {
         &self,
         result: &DiscoveryResult,
     ) -> Result<DiscoveryOutcome, StoreError>;
+
+    /// A page of the organization's tracked accounts, most recently tracked
+    /// first, with how many match in all.
+    async fn tracked_accounts(
+        &self,
+        org: OrgId,
+        query: &AccountQuery,
+    ) -> Result<Page<TrackedAccount>, StoreError>;
+
+    /// The totals of these tracked accounts of the organization, by tracked
+    /// account id (ids of other organizations are left out); follower gains
+    /// end on `today`.
+    async fn creator_totals(
+        &self,
+        org: OrgId,
+        tracked_account_ids: &[Uuid],
+        today: NaiveDate,
+    ) -> Result<HashMap<Uuid, CreatorTotals>, StoreError>;
+
+    /// The follower gains of these catalog creators ending on `today`, by
+    /// creator id (every id asked for that exists).
+    async fn follower_gains(
+        &self,
+        creator_ids: &[Uuid],
+        today: NaiveDate,
+    ) -> Result<HashMap<Uuid, FollowerGains>, StoreError>;
+
+    /// The recorded follower days of the organization's tracked account from
+    /// `from` to `to` (inclusive), ascending; `None` when the organization
+    /// has no such account.
+    async fn follower_history(
+        &self,
+        org: OrgId,
+        tracked_account_id: Uuid,
+        from: NaiveDate,
+        to: NaiveDate,
+    ) -> Result<Option<Vec<FollowerDay>>, StoreError>;
 }
 
 /// The track batch of a creator's backfill or discovery.
@@ -468,6 +508,11 @@ pub(crate) fn discovery_note(result: &DiscoveryResult, skipped: usize) -> Option
 }
 
 mod accounts;
+mod followers;
+mod listing;
 mod store;
+
+pub use followers::{FollowerDay, FollowerGains};
+pub use listing::{AccountQuery, CreatorTotals};
 
 pub(crate) use accounts::{open_account, replace_account_tags, upsert_creator};

@@ -1,8 +1,10 @@
 //! The creator jobs and tracked accounts, stored: the one implementation of
 //! [`CreatorStore`] for both backends.
 
+use std::collections::HashMap;
+
 use async_trait::async_trait;
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 use uuid::Uuid;
 use vidpulse_domain::{OrgId, Platform};
 
@@ -18,7 +20,7 @@ use crate::rows::{
     JOB_COLUMNS, JobRow,
 };
 use crate::sql::{Dialect, SqlStore, Tx};
-use crate::videos::{QuotaPolicy, TrackBatch, TrackOutcome, track_in, videos_in_use};
+use crate::videos::{Page, QuotaPolicy, TrackBatch, TrackOutcome, track_in, videos_in_use};
 
 const IN_FLIGHT: &str = "status IN ('queued', 'processing')";
 
@@ -478,6 +480,41 @@ impl<D: Dialect> CreatorStore for SqlStore<D> {
             videos_tracked,
             videos_skipped,
         })
+    }
+
+    async fn tracked_accounts(
+        &self,
+        org: OrgId,
+        query: &AccountQuery,
+    ) -> Result<Page<TrackedAccount>, StoreError> {
+        listing::tracked_accounts(self, org, query).await
+    }
+
+    async fn creator_totals(
+        &self,
+        org: OrgId,
+        tracked_account_ids: &[Uuid],
+        today: NaiveDate,
+    ) -> Result<HashMap<Uuid, CreatorTotals>, StoreError> {
+        listing::creator_totals(self, org, tracked_account_ids, today).await
+    }
+
+    async fn follower_gains(
+        &self,
+        creator_ids: &[Uuid],
+        today: NaiveDate,
+    ) -> Result<HashMap<Uuid, FollowerGains>, StoreError> {
+        followers::follower_gains(self, creator_ids, today).await
+    }
+
+    async fn follower_history(
+        &self,
+        org: OrgId,
+        tracked_account_id: Uuid,
+        from: NaiveDate,
+        to: NaiveDate,
+    ) -> Result<Option<Vec<FollowerDay>>, StoreError> {
+        followers::follower_history(self, org, tracked_account_id, from, to).await
     }
 }
 

@@ -7,6 +7,7 @@ mod analytics;
 mod bloggers;
 mod creators;
 mod credits;
+mod followers;
 mod housekeeping;
 mod invites;
 mod ops;

@@ -113,6 +113,7 @@ const OTHER_TABLES: &[&str] = &[
     "analytics_campaign_days",
     "analytics_creator_days",
     "api_keys",
+    "creator_follower_days",
     "creator_jobs",
     "creator_profiles",
     "creators",

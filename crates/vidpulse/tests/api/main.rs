@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod analytics;
+mod blogger_listing;
 mod blogger_management;
 mod bloggers;
 mod cli;

@@ -8,7 +8,8 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
-use vidpulse_store::TrackedAccount;
+use vidpulse_domain::Platform;
+use vidpulse_store::{CreatorTotals, TrackedAccount};
 
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
@@ -50,10 +51,21 @@ pub struct BloggerView {
     pub last_scraped_at: Option<DateTime<Utc>>,
     /// Why the last daily discovery skipped videos, if it did.
     pub discovery_note: Option<String>,
+    /// The organization's videos its backfill and daily discovery tracked.
+    pub videos_tracked: i64,
+    /// Their latest views, summed.
+    pub views: i64,
+    /// Followers gained over the last 7 days (docs/api.md, "Follower
+    /// gain"); null when no count was ever recorded.
+    pub follower_gain_7d: Option<i64>,
+    /// Followers gained over the last 30 days; null when no count was ever
+    /// recorded.
+    pub follower_gain_30d: Option<i64>,
 }
 
-impl From<TrackedAccount> for BloggerView {
-    fn from(a: TrackedAccount) -> Self {
+impl BloggerView {
+    /// The answer for `a` with its `totals`.
+    pub fn of(a: TrackedAccount, totals: CreatorTotals) -> Self {
         Self {
             id: a.creator_id,
             platform: a.platform.id(),
@@ -69,8 +81,49 @@ impl From<TrackedAccount> for BloggerView {
             daily_videos_count: a.daily_videos_count,
             last_scraped_at: a.last_scraped_at,
             discovery_note: a.discovery_note,
+            videos_tracked: totals.videos_tracked,
+            views: totals.views,
+            follower_gain_7d: totals.followers.gain_7d,
+            follower_gain_30d: totals.followers.gain_30d,
         }
     }
+}
+
+/// The organization's tracked `account`, shaped with its totals as of today.
+pub(crate) async fn blogger_view(
+    app: &AppState,
+    org: vidpulse_domain::OrgId,
+    account: TrackedAccount,
+) -> Result<BloggerView, ApiError> {
+    let today = app.clock.now().date_naive();
+    let mut totals = app
+        .store
+        .creator_totals(org, &[account.tracked_account_id], today)
+        .await?;
+    let totals = totals
+        .remove(&account.tracked_account_id)
+        .unwrap_or_default();
+    Ok(BloggerView::of(account, totals))
+}
+
+/// The organization's tracked account of `username` (on `platform` when
+/// given), or 404 `BLOGGER_NOT_TRACKED`.
+pub(crate) async fn tracked_or_404(
+    app: &AppState,
+    org: vidpulse_domain::OrgId,
+    platform: Option<Platform>,
+    username: &str,
+) -> Result<TrackedAccount, ApiError> {
+    app.store
+        .tracked_account_by_username(org, platform, username)
+        .await?
+        .ok_or_else(|| {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                ErrorCode::BloggerNotTracked,
+                format!("The organization does not track @{username}"),
+            )
+        })
 }
 
 /// `data` of a creator lookup.
@@ -121,21 +174,7 @@ pub(super) async fn by_username(
     let Username(username) =
         Username::parse(&username).map_err(|fault| fault.answer("username"))?;
     let platform = q.parse()?.platform.map(|PlatformId(p)| p);
-    let account = app
-        .store
-        .tracked_account_by_username(auth.org.id, platform, &username)
-        .await?
-        .ok_or_else(|| {
-            ApiError::new(
-                StatusCode::NOT_FOUND,
-                ErrorCode::BloggerNotTracked,
-                format!("The organization does not track @{username}"),
-            )
-        })?;
-    Ok(ok(
-        BloggerData {
-            blogger: account.into(),
-        },
-        Meta::of(&ctx),
-    ))
+    let account = tracked_or_404(&app, auth.org.id, platform, &username).await?;
+    let blogger = blogger_view(&app, auth.org.id, account).await?;
+    Ok(ok(BloggerData { blogger }, Meta::of(&ctx)))
 }

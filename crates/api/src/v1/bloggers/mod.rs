@@ -1,5 +1,6 @@
 //! Creators (docs/api.md: POST /v1/bloggers/track,
-//! GET /v1/bloggers/jobs/{job_id}, GET /v1/bloggers/by-username/{username}).
+//! GET /v1/bloggers/jobs/{job_id}, GET /v1/bloggers,
+//! GET /v1/bloggers/by-username/{username} and its `/history`).
 //!
 //! Tracking a creator is a job: the request is checked and queued in one
 //! transaction and answered 202 at once; the worker resolves the channel,
@@ -19,12 +20,17 @@ use vidpulse_domain::names::{Handle, NameError};
 use crate::error::ApiError;
 use crate::state::AppState;
 
+mod history;
 mod job;
+mod list;
 mod lookup;
 mod track;
 
+pub(crate) use history::follower_days;
+pub use history::{FollowerDayView, FollowerHistory, HistoryParams, WindowParams};
 pub(crate) use job::job_view;
 pub use job::{JobError, JobResult, JobView};
+pub use list::{DEFAULT_LIMIT, ListBloggersParams, MAX_LIMIT};
 pub use lookup::{BloggerData, BloggerView, LookupParams};
 pub use track::{CreatorTrackRequest, JobAccepted, Polling};
 pub(crate) use track::{bad_initial_count, queued_or_refused};
@@ -40,7 +46,9 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(track::track))
         .routes(routes!(job::job))
+        .routes(routes!(list::list))
         .routes(routes!(lookup::by_username))
+        .routes(routes!(history::history))
 }
 
 /// A platform named by its id in any case, surrounding whitespace ignored

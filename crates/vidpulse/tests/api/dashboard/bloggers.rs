@@ -531,3 +531,114 @@ async fn fetching_initial_videos_again_runs_a_creator_job(
     .await;
     assert_nested_error(&a, 404, "NOT_FOUND");
 }
+
+#[rstest]
+#[tokio::test]
+async fn a_bloggers_follower_history_and_gains_are_read_by_any_member(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    use reqwest::Method;
+    let app = TestApp::spawn(backend).await;
+    let Team {
+        org, key, viewer, ..
+    } = team(&app).await;
+    let (outsider, _) = member(&app, "out@example.com").await;
+    track_creator(&app, &key, "ana_builds", 1).await;
+    app.run_jobs_until_idle().await;
+    let first = app.clock.now().date_naive();
+    for _ in 0..8 {
+        app.advance(Duration::days(1));
+        app.run_discovery_until_idle().await;
+    }
+    let today = app.clock.now().date_naive();
+
+    let a = call(
+        &app,
+        Method::GET,
+        "/blogger/list",
+        &viewer,
+        Some(&org),
+        None,
+    )
+    .await;
+    let b = &a.body["data"][0];
+    let tracking = b["tracking_id"].as_str().unwrap().to_owned();
+    let path = format!("/blogger/{tracking}/followers");
+    let a = call(&app, Method::GET, &path, &viewer, Some(&org), None).await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    let d = &a.body["data"];
+    assert_eq!(d["tracking_id"], tracking.as_str());
+    assert_eq!(d["to"], today.to_string());
+    assert_eq!(d["from"], (today - Duration::days(29)).to_string());
+    let days = d["days"].as_array().unwrap();
+    assert_eq!(days.len(), 9);
+    assert_eq!(days[0]["date"], first.to_string());
+    let count = |i: usize| days[i]["follower_count"].as_i64().unwrap();
+    assert_eq!(count(8), b["number_of_subscribers"].as_i64().unwrap());
+    // The list carries the same gains as the public API.
+    assert_eq!(b["follower_gain_7d"], count(8) - count(1));
+    assert_eq!(b["follower_gain_30d"], count(8) - count(0));
+    let public = app.get("/v1/bloggers", Some(&key)).await;
+    assert_eq!(
+        public.body["data"][0]["follower_gain_7d"],
+        b["follower_gain_7d"]
+    );
+
+    // A window.
+    let to = first + Duration::days(1);
+    let a = call(
+        &app,
+        Method::GET,
+        &format!("{path}?from={first}&to={to}"),
+        &viewer,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_eq!(
+        a.body["data"]["days"].as_array().unwrap().len(),
+        2,
+        "{}",
+        a.body
+    );
+
+    // Faults name their parameter.
+    for (query, field) in [
+        (format!("?from={today}&to={first}"), "from"),
+        ("?to=2026-02-30".to_owned(), "to"),
+        ("?platform=tiktok".to_owned(), "platform"),
+    ] {
+        let a = call(
+            &app,
+            Method::GET,
+            &format!("{path}{query}"),
+            &viewer,
+            Some(&org),
+            None,
+        )
+        .await;
+        assert_nested_error(&a, 400, "VALIDATION_ERROR");
+        assert_eq!(a.body["error"]["field"], field, "{query}");
+    }
+    // Unknown ids, ids that are not UUIDs and other organizations' bloggers.
+    let theirs = register(&app, &outsider, &json!({"name": "Other"})).await;
+    let their_org = theirs.body["data"]["organization_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for (token, org, p) in [
+        (
+            &viewer,
+            &org,
+            format!("/blogger/{}/followers", uuid::Uuid::now_v7()),
+        ),
+        (&viewer, &org, "/blogger/not-a-uuid/followers".to_owned()),
+        (&outsider, &their_org, path.clone()),
+    ] {
+        let a = call(&app, Method::GET, &p, token, Some(org), None).await;
+        assert_nested_error(&a, 404, "NOT_FOUND");
+    }
+    // Members only.
+    let a = call(&app, Method::GET, &path, &outsider, Some(&org), None).await;
+    assert!(a.status.is_client_error(), "{}", a.body);
+}

@@ -1,0 +1,202 @@
+//! A tracked creator's follower history (docs/api.md:
+//! GET /v1/bloggers/by-username/{username}/history).
+
+use axum::Json;
+use axum::extract::State;
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+use uuid::Uuid;
+use vidpulse_domain::OrgId;
+use vidpulse_domain::analytics::DateRange;
+use vidpulse_store::FollowerDay;
+
+use crate::auth::ApiKeyAuth;
+use crate::envelope::{Envelope, Meta, ok};
+use crate::error::ApiError;
+use crate::extract::{PathParam, Query};
+use crate::input::{Fault, Refusals, text_unless_empty};
+use crate::middleware::RequestContext;
+use crate::state::AppState;
+use crate::v1::analytics::{Day, bad_day};
+use crate::v1::bloggers::lookup::tracked_or_404;
+use crate::v1::bloggers::{PlatformId, Username, bad_platform};
+
+/// The history's query; any other parameter is refused.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct HistoryParams {
+    /// tiktok, instagram or youtube, any case; omitted: any platform (the
+    /// most recently tracked account of that handle)
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    platform: Option<PlatformId>,
+    /// First day, YYYY-MM-DD (default: 29 days before `to`)
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>, format = Date)]
+    from: Option<Day>,
+    /// Last day, YYYY-MM-DD (default: today, UTC); on or after `from`, at
+    /// most 366 days in all
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>, format = Date)]
+    to: Option<Day>,
+}
+
+impl Refusals for HistoryParams {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        match fault.field() {
+            "platform" => bad_platform("platform", fault.sent()),
+            "from" | "to" => bad_day(fault),
+            unknown => ApiError::validation(
+                unknown,
+                format!("Unknown query parameter `{unknown}`; known: platform, from, to"),
+            ),
+        }
+    }
+}
+
+impl HistoryParams {
+    /// The window asked for; `today` ends the default one.
+    fn window(&self, today: NaiveDate) -> Result<DateRange, ApiError> {
+        window_of(self.from, self.to, today)
+    }
+}
+
+/// The days of a follower history (the dashboard's); any other parameter
+/// is refused.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct WindowParams {
+    /// First day, YYYY-MM-DD (default: 29 days before `to`)
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>, format = Date)]
+    from: Option<Day>,
+    /// Last day, YYYY-MM-DD (default: today, UTC); on or after `from`, at
+    /// most 366 days in all
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>, format = Date)]
+    to: Option<Day>,
+}
+
+impl Refusals for WindowParams {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        match fault.field() {
+            "from" | "to" => bad_day(fault),
+            unknown => ApiError::validation(
+                unknown,
+                format!("Unknown query parameter `{unknown}`; known: from, to"),
+            ),
+        }
+    }
+}
+
+impl WindowParams {
+    /// The window asked for; `today` ends the default one.
+    pub fn window(&self, today: NaiveDate) -> Result<DateRange, ApiError> {
+        window_of(self.from, self.to, today)
+    }
+}
+
+/// The analytics window rules (`DateRange::window`): `to` defaults to
+/// today, `from` to 29 days before `to`; `from` on or before `to`; at most
+/// 366 days.
+fn window_of(from: Option<Day>, to: Option<Day>, today: NaiveDate) -> Result<DateRange, ApiError> {
+    DateRange::window(from.map(|Day(d)| d), to.map(|Day(d)| d), today)
+        .map_err(|(field, message)| ApiError::validation(field, message))
+}
+
+/// A creator's follower count on one UTC day: the last read that day.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FollowerDayView {
+    /// The day, YYYY-MM-DD.
+    #[schema(value_type = String, format = Date)]
+    pub date: NaiveDate,
+    /// Followers as last read that day.
+    pub follower_count: i64,
+}
+
+impl From<FollowerDay> for FollowerDayView {
+    fn from(d: FollowerDay) -> Self {
+        Self {
+            date: d.day,
+            follower_count: d.follower_count,
+        }
+    }
+}
+
+/// `data` of a follower history.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FollowerHistory {
+    /// Platform id.
+    pub platform: &'static str,
+    /// Handle, without `@`.
+    pub channel_username: String,
+    /// First day of the window.
+    #[schema(value_type = String, format = Date)]
+    pub from: NaiveDate,
+    /// Last day of the window.
+    #[schema(value_type = String, format = Date)]
+    pub to: NaiveDate,
+    /// The days of the window with a recorded count, ascending; days
+    /// without one are left out.
+    pub days: Vec<FollowerDayView>,
+}
+
+/// The recorded follower days of the organization's tracked account in
+/// `window`, or 404 `NOT_FOUND` when it has no such account.
+pub(crate) async fn follower_days(
+    app: &AppState,
+    org: OrgId,
+    tracked_account_id: Uuid,
+    window: DateRange,
+) -> Result<Vec<FollowerDayView>, ApiError> {
+    let days = app
+        .store
+        .follower_history(org, tracked_account_id, window.from, window.to)
+        .await?
+        .ok_or_else(|| ApiError::not_found("No such tracked blogger"))?;
+    Ok(days.into_iter().map(FollowerDayView::from).collect())
+}
+
+/// A tracked creator's follower count per day. Free; never calls a platform.
+#[utoipa::path(
+    get, path = "/v1/bloggers/by-username/{username}/history", tag = "creators",
+    params(
+        ("username" = String, Path, description = "The handle; a leading `@` must be sent as `%40`"),
+        HistoryParams,
+    ),
+    responses(
+        (status = 200, description = "The follower history", body = Envelope<FollowerHistory>),
+        (status = 400, description = "VALIDATION_ERROR naming the `field` (an unknown parameter is named too)"),
+        (status = 401, description = "MISSING_AUTH or INVALID_API_KEY"),
+        (status = 404, description = "BLOGGER_NOT_TRACKED"),
+    ),
+    security(("api_key" = []))
+)]
+pub(super) async fn history(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: ApiKeyAuth,
+    PathParam(username): PathParam,
+    q: Query<HistoryParams>,
+) -> Result<Json<Envelope<FollowerHistory>>, ApiError> {
+    let Username(username) =
+        Username::parse(&username).map_err(|fault| fault.answer("username"))?;
+    let params = q.parse()?;
+    let window = params.window(app.clock.now().date_naive())?;
+    let platform = params.platform.map(|PlatformId(p)| p);
+    let account = tracked_or_404(&app, auth.org.id, platform, &username).await?;
+    let days = follower_days(&app, auth.org.id, account.tracked_account_id, window).await?;
+    Ok(ok(
+        FollowerHistory {
+            platform: account.platform.id(),
+            channel_username: account.username,
+            from: window.from,
+            to: window.to,
+            days,
+        },
+        Meta::of(&ctx),
+    ))
+}
