@@ -372,11 +372,16 @@ fn push_listing<D: Dialect>(b: &mut Builder<D>, org: OrgId, query: &ListQuery, n
         b.push(" AND lower(pv.author_username) = ")
             .push_bind(handle_key(author));
     }
+    // From the tag to its videos (not a test per video): the database can
+    // start at the rarest tag.
     for tag in &query.tags {
         b.push(
-            " AND EXISTS (SELECT 1 FROM video_tags vt JOIN tags t ON t.id = vt.tag_id
-               WHERE vt.tracked_video_id = tv.id AND t.name_lower = ",
+            " AND tv.id IN (SELECT vt.tracked_video_id FROM tags t
+               JOIN video_tags vt ON vt.tag_id = t.id
+               WHERE t.organization_id = ",
         )
+        .push_bind(org.0)
+        .push(" AND t.name_lower = ")
         .push_bind(tag_key(tag))
         .push(")");
     }
