@@ -123,32 +123,56 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
             author: query.author.clone(),
             ..ListQuery::all(query.window.to)
         };
-        let mut top = Builder::<D>::new(
-            "SELECT t.id, t.external_id, t.title, t.url, t.platform, t.author_username
-             FROM (SELECT tv.id, pv.external_id, pv.title, pv.url, pv.platform,
-                          pv.author_username, ",
-        );
+        // Every matching video's gain of the one metric, its id alone
+        // carried through the sort; the places' fields and five gains after.
+        let mut top = Builder::<D>::new("SELECT t.id FROM (SELECT tv.id, ");
         gains::push_gain(&mut top, query.metric, query.window);
         top.push(" AS gain ");
         // The instant only serves the status filter, which a leaderboard lacks.
         push_listing(&mut top, org, &filters, DateTime::UNIX_EPOCH);
         top.push(") t WHERE t.gain IS NOT NULL ORDER BY t.gain DESC, t.id LIMIT ")
             .push_bind(query.limit);
-        type Row = (Uuid, String, Option<String>, String, String, Option<String>);
         let mut conn = self.read().await?;
-        let rows: Vec<Row> = top.build().fetch_all(&mut conn).await?;
-        let ids: Vec<VideoId> = rows.iter().map(|r| VideoId(r.0)).collect();
+        let ids: Vec<VideoId> = top
+            .build()
+            .fetch_all::<(Uuid,)>(&mut conn)
+            .await?
+            .into_iter()
+            .map(|(id,)| VideoId(id))
+            .collect();
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut fields = Builder::<D>::new(
+            "SELECT tv.id, pv.external_id, pv.title, pv.url, pv.platform, pv.author_username
+             FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             WHERE tv.organization_id = ",
+        );
+        fields
+            .push_bind(org.0)
+            .push(" AND tv.id IN (")
+            .push_list(ids.iter().map(|id| id.0))
+            .push(")");
+        type Row = (Uuid, String, Option<String>, String, String, Option<String>);
+        let mut rows: std::collections::HashMap<VideoId, Row> = fields
+            .build()
+            .fetch_all::<Row>(&mut conn)
+            .await?
+            .into_iter()
+            .map(|r| (VideoId(r.0), r))
+            .collect();
         let gains: std::collections::HashMap<VideoId, Metrics> =
             gains::gains_of::<D>(&mut conn, org, &ids, query.window)
                 .await?
                 .into_iter()
                 .collect();
-        rows.into_iter()
-            .filter_map(|(id, external_id, title, url, platform, author)| {
-                let gains = *gains.get(&VideoId(id))?;
+        ids.iter()
+            .filter_map(|id| {
+                let (_, external_id, title, url, platform, author) = rows.remove(id)?;
+                let gains = *gains.get(id)?;
                 Some(
                     crate::rows::parse_platform(&platform).map(|platform| TopVideo {
-                        video_id: VideoId(id),
+                        video_id: *id,
                         external_id,
                         title,
                         url,
@@ -330,14 +354,34 @@ async fn attach_tags<D: Dialect>(
     })
 }
 
+/// Whether the listing's filters or order read the catalog row `pv`.
+fn reads_catalog(query: &ListQuery) -> bool {
+    query.platform.is_some()
+        || query.status.is_some()
+        || query.title.is_some()
+        || query.author.is_some()
+        || query.published_from.is_some()
+        || query.published_before.is_some()
+        || matches!(
+            query.sort,
+            SortKey::Views
+                | SortKey::Likes
+                | SortKey::Comments
+                | SortKey::UpdatedAt
+                | SortKey::PublishedAt
+        )
+}
+
 /// The `FROM … WHERE …` of the listing: the organization's tracked videos
-/// that pass every filter `query` sets (a filter not set adds nothing).
+/// that pass every filter `query` sets (a filter not set adds nothing),
+/// joined with their catalog rows `pv` only when a filter or the order
+/// reads them.
 fn push_listing<D: Dialect>(b: &mut Builder<D>, org: OrgId, query: &ListQuery, now: DateTime<Utc>) {
-    b.push(
-        "FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
-         WHERE tv.organization_id = ",
-    )
-    .push_bind(org.0);
+    b.push("FROM tracked_videos tv ");
+    if reads_catalog(query) {
+        b.push("JOIN platform_videos pv ON pv.id = tv.platform_video_id ");
+    }
+    b.push("WHERE tv.organization_id = ").push_bind(org.0);
     if let Some(platform) = query.platform {
         b.push(" AND pv.platform = ").push_bind(platform.id());
     }
