@@ -491,7 +491,7 @@ try {
       expect((await page.locator('table.table thead th', { hasText: column }).count()) >= 1, `a ${column} column`);
     }
     // The follower history: a line chart, and the same days as a table.
-    await page.getByRole('button', { name: 'Follower history of @mira.cooks' }).click();
+    await page.getByRole('button', { name: 'Followers of @mira.cooks', exact: true }).click();
     const followers = page.locator('#creator-followers');
     await followers.locator('svg.chart').waitFor();
     expect((await page.evaluate(() => document.activeElement?.textContent || '')).includes('Followers of @mira.cooks'), 'focus on the history heading');
