@@ -502,6 +502,17 @@ try {
     await page.locator('.toast', { hasText: 'Creator paused.' }).waitFor();
     const row = page.locator('table.table tbody tr', { hasText: '@mira.cooks' });
     await row.getByText('Paused').waitFor();
+    // Followers, and their gain over 7 and 30 days (one reading so far: 0).
+    for (const column of ['Followers', '7-day gain', '30-day gain']) {
+      expect((await page.locator('table.table thead th', { hasText: column }).count()) >= 1, `a ${column} column`);
+    }
+    // The follower history: a line chart, and the same days as a table.
+    await page.getByRole('button', { name: 'Followers of @mira.cooks', exact: true }).click();
+    const followers = page.locator('#creator-followers');
+    await followers.locator('svg.chart').waitFor();
+    expect((await page.evaluate(() => document.activeElement?.textContent || '')).includes('Followers of @mira.cooks'), 'focus on the history heading');
+    await followers.getByText('Show the numbers as a table').click();
+    expect((await followers.locator('table tbody tr').count()) >= 1, 'a day with a reading');
     await checkA11y('creators');
     await shot('creators');
   });

@@ -1,8 +1,10 @@
-// Creators: the list, add by handle (and watch the job), pause/resume,
-// campaign, budget, tags, creator profiles (merge), delete.
+// Creators: the list (followers and their 7/30-day gain), a creator's
+// follower history (line chart and table), add by handle (and watch the
+// job), pause/resume, campaign, budget, tags, creator profiles (merge), delete.
 import { get, post, can } from '../api.js';
 import { h, clear, fill, field, select, errorBox, busy, pageHeader, section, notice, toast, nextId } from '../dom.js';
-import { t, num, dateTime } from '../i18n.js';
+import { t, num, gain, date, dateTime } from '../i18n.js';
+import { lineChart } from '../charts.js';
 import { dataTable } from '../table.js';
 import { platformLabel, PLATFORMS, jobStatusLabel } from '../labels.js';
 
@@ -201,13 +203,59 @@ function editor(creator, all, tags, onChange) {
   );
 }
 
+/** The follower history of `creator` over the last 30 days (the server's default window). */
+async function followersPanel(creator, ctx) {
+  const title = t('creators.followers_title', { username: creator.username, platform: platformLabel(creator.platform) });
+  let history;
+  try {
+    history = await get(`/blogger/${encodeURIComponent(creator.tracking_id)}/followers`);
+  } catch (e) {
+    return section(title, errorBox(e));
+  }
+  if (!ctx.isCurrent()) return null;
+  const days = history?.days || [];
+  const points = days.map((d) => ({ at: new Date(`${d.date}T00:00:00Z`), value: d.follower_count }));
+  const last = days[days.length - 1];
+  return section(
+    title,
+    h('p', { class: 'hint' }, t('creators.followers_hint', { from: date(history.from), to: date(history.to) })),
+    h(
+      'div',
+      { class: 'chart-block' },
+      lineChart({
+        title: t('creators.followers_chart', { username: creator.username }),
+        description: days.length
+          ? t('creators.followers_chart_desc', { count: days.length, value: num(last.follower_count) })
+          : t('chart.no_data'),
+        points,
+      }),
+      h(
+        'details',
+        null,
+        h('summary', null, t('chart.show_table')),
+        dataTable({
+          caption: t('creators.followers_chart', { username: creator.username }),
+          csvName: `followers-${creator.username}`,
+          columns: [
+            { key: 'date', label: t('creators.col_day'), cell: (d) => date(d.date) },
+            { key: 'followers', label: t('creators.col_followers'), numeric: true, cell: (d) => num(d.follower_count) },
+          ],
+          rows: [...days].reverse(),
+          empty: t('chart.no_data'),
+        }),
+      ),
+    ),
+  );
+}
+
 export default async function creators(main, params, query, ctx) {
   const editorRole = can('editor');
   main.append(pageHeader(t('creators.title')));
   if (editorRole) main.append(section(t('creators.add_title'), h('p', { class: 'hint' }, t('creators.add_hint')), addForm(() => load(), ctx)));
   const listSlot = h('div');
   const editSlot = h('div', { id: 'creator-editor' });
-  main.append(section(t('creators.list_title'), listSlot), editSlot);
+  const followersSlot = h('div', { id: 'creator-followers' });
+  main.append(section(t('creators.list_title'), listSlot), followersSlot, editSlot);
   let openId = null;
   const selected = new Set();
 
@@ -227,6 +275,14 @@ export default async function creators(main, params, query, ctx) {
       fill(editSlot, editor(c, list, tags || [], (id) => load(id)));
       editSlot.querySelector('h2')?.setAttribute('tabindex', '-1');
       editSlot.querySelector('h2')?.focus();
+    };
+    const openFollowers = async (c, button) => {
+      const panel = await busy(button, () => followersPanel(c, ctx));
+      if (!panel || !ctx.isCurrent()) return;
+      fill(followersSlot, panel);
+      const heading = followersSlot.querySelector('h2');
+      heading?.setAttribute('tabindex', '-1');
+      heading?.focus();
     };
     const mergeName = h('input', { type: 'text', id: 'merge-name', maxlength: 100 });
     const mergeBtn = h('button', { type: 'button', class: 'btn' }, t('creators.merge'));
@@ -272,6 +328,8 @@ export default async function creators(main, params, query, ctx) {
       { key: 'platform', label: t('filter.platform'), cell: (c) => platformLabel(c.platform) },
       { key: 'name', label: t('creators.col_name'), cell: (c) => c.channel_name || '–' },
       { key: 'followers', label: t('creators.col_followers'), numeric: true, cell: (c) => num(c.number_of_subscribers) },
+      { key: 'gain7', label: t('creators.col_gain_7d'), numeric: true, cell: (c) => gain(c.follower_gain_7d) },
+      { key: 'gain30', label: t('creators.col_gain_30d'), numeric: true, cell: (c) => gain(c.follower_gain_30d) },
       { key: 'videos', label: t('creators.col_videos'), numeric: true, cell: (c) => num(c.videos_tracked) },
       { key: 'views', label: t('creators.col_views'), numeric: true, cell: (c) => num(c.total_views) },
       {
@@ -289,9 +347,11 @@ export default async function creators(main, params, query, ctx) {
         label: h('span', { class: 'visually-hidden' }, t('creators.col_actions')),
         csv: false,
         cell: (c) => {
+          const history = h('button', { type: 'button', class: 'btn btn-small', 'aria-label': t('creators.followers_one', { username: c.username }) }, t('creators.followers'));
+          history.addEventListener('click', () => openFollowers(c, history));
           const b = h('button', { type: 'button', class: 'btn btn-small', 'aria-label': t('creators.manage_one', { username: c.username }) }, t('creators.manage'));
           b.addEventListener('click', () => openEditor(c));
-          return b;
+          return h('span', { class: 'actions' }, history, b);
         },
       },
     );
