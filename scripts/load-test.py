@@ -24,10 +24,14 @@ store and pool, nothing else). wrk (Debian package `wrk`) then drives, for
                                                    history makes a record ~46 KB)
   stats        GET /v1/videos/stats?limit=20
   totals       GET /v1/analytics/metrics/totals   (30-day window, group_by platform)
+  stats campaign GET /v1/videos/stats?limit=20&campaign=Campaign%2007
+  top          GET /v1/analytics/top               (7 days, top 10 videos)
+  top creators GET /v1/analytics/top?by=platform_blogger (7 days, top 10)
   track        POST /v1/videos/track              (one new URL per request, 200 API keys
                                                    so the per-key limit of 1000 videos a
                                                    minute is not what is measured)
 
+`--only stats,top` runs the ceiling (median of `--rounds`) and just those.
 The ceiling and the two kept by-id runs alternate for `--rounds` rounds
 (each row their median), so that a drift of the machine's speed weighs on
 them alike. It prints a Markdown table: requests per second, latency p50/p90/p99, non-2xx
@@ -151,6 +155,23 @@ request = function()
   return wrk.format("GET", "/v1/videos/stats?limit=20", {["Authorization"] = "Bearer " .. keys[1]})
 end
 """,
+    "stats campaign": LUA_COMMON + r"""
+request = function()
+  return wrk.format("GET", "/v1/videos/stats?limit=20&campaign=Campaign%2007", {["Authorization"] = "Bearer " .. keys[1]})
+end
+""",
+    "top": LUA_COMMON + r"""
+request = function()
+  return wrk.format("GET", "/v1/analytics/top?from=2026-10-26&to=2026-11-01",
+                    {["Authorization"] = "Bearer " .. keys[1]})
+end
+""",
+    "top creators": LUA_COMMON + r"""
+request = function()
+  return wrk.format("GET", "/v1/analytics/top?from=2026-10-26&to=2026-11-01&by=platform_blogger",
+                    {["Authorization"] = "Bearer " .. keys[1]})
+end
+""",
     "totals": LUA_COMMON + r"""
 request = function()
   return wrk.format("GET", "/v1/analytics/metrics/totals?from=2026-10-03&to=2026-11-01&group_by=platform",
@@ -176,6 +197,17 @@ end
 }
 
 
+def print_table(results):
+    """The Markdown table of `results`, each beside the ceiling's rate."""
+    ceiling_rps = results["ceiling"]["rps"]
+    print("| endpoint | req/s | % of ceiling | p50 ms | p90 ms | p99 ms | non-2xx | bytes/answer |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name, r in results.items():
+        share = 100.0 * r["rps"] / ceiling_rps if ceiling_rps else 0.0
+        print(f"| {name} | {r['rps']:.0f} | {share:.0f}% | {r['p50']:.2f} | {r['p90']:.2f} | "
+              f"{r['p99']:.2f} | {r['non2xx']} of {r['requests']} | {r['bytes'] / max(r['requests'], 1):.0f} |")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--backend", choices=["sqlite", "postgres"], required=True)
@@ -184,7 +216,12 @@ def main():
     p.add_argument("--connections", type=int, default=32)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--only", help="comma-separated endpoints to run beside the ceiling (default: every one)")
     args = p.parse_args()
+    only = [n.strip() for n in args.only.split(",")] if args.only else None
+    for name in only or []:
+        if name not in SCRIPTS or name in ("ceiling", "by-id", "by-id gzip"):
+            sys.exit(f"load-test: --only takes {', '.join(n for n in SCRIPTS if n not in ('ceiling', 'by-id', 'by-id gzip'))}")
     if shutil.which("wrk") is None:
         sys.exit("load-test: wrk is not installed (apt-get install wrk)")
 
@@ -260,6 +297,17 @@ def main():
                 env = dict(wrk_env, LT_PAD=str(pad))
             return wrk(args, base, script, env)
 
+        if only:
+            ceilings = sorted((run("ceiling") for _ in range(args.rounds)), key=lambda r: r["rps"])
+            results["ceiling"] = ceilings[len(ceilings) // 2]
+            for name in only:
+                results[name] = run(name)
+            print(f"\n{args.backend}, {args.videos} tracked videos, wrk -t{args.threads} -c{args.connections} "
+                  f"-d{args.duration}s, {os.cpu_count()} cores; ceiling: median of {args.rounds} rounds "
+                  f"(" + ", ".join(f"{r['rps']:.0f}" for r in ceilings) + " req/s)\n")
+            print_table(results)
+            return
+
         # The first by-id run reads every history (and fills the record
         # cache). The ceiling and the kept reads then alternate for
         # --rounds rounds, so that a drift of the machine's speed (a shared
@@ -287,12 +335,7 @@ def main():
         print("by-id gzip / ceiling, round by round: " + ", ".join(f"{x:.0f}%" for x in shares)
               + f" (median {shares[len(shares) // 2]:.0f}%)")
         print()
-        print("| endpoint | req/s | % of ceiling | p50 ms | p90 ms | p99 ms | non-2xx | bytes/answer |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|")
-        for name, r in results.items():
-            share = 100.0 * r["rps"] / ceiling_rps if ceiling_rps else 0.0
-            print(f"| {name} | {r['rps']:.0f} | {share:.0f}% | {r['p50']:.2f} | {r['p90']:.2f} | "
-                  f"{r['p99']:.2f} | {r['non2xx']} of {r['requests']} | {r['bytes'] / max(r['requests'], 1):.0f} |")
+        print_table(results)
         sized = results["sized ceiling"]["rps"]
         print(f"\nby-id is {100.0 * results['by-id']['rps'] / sized:.0f}% of the ceiling answering as many bytes")
         print(f"by-id with its histories kept: {100.0 * results['by-id gzip']['rps'] / ceiling_rps:.0f}% of the "
