@@ -201,8 +201,9 @@ impl<D: Dialect> ImportStore for SqlStore<D> {
                     D::query(
                         "INSERT INTO tracked_videos
                            (id, organization_id, platform_video_id, tracking_started_at,
-                            tracking_ends_at, created_at, updated_at)
-                         VALUES ($1, $2, $3, $4, $5, $6, $6)",
+                            tracking_ends_at, created_at, updated_at, platform)
+                         VALUES ($1, $2, $3, $4, $5, $6, $6,
+                                 (SELECT platform FROM platform_videos WHERE id = $3))",
                     )
                     .bind(Uuid::now_v7())
                     .bind(org.0)

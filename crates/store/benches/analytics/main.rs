@@ -289,7 +289,7 @@ macro_rules! write_batch {
 
             let mut q = QueryBuilder::new(
                 "INSERT INTO tracked_videos (id, organization_id, platform_video_id, tracking_started_at, \
-                 tracking_ends_at, campaign, created_at, updated_at) ",
+                 tracking_ends_at, campaign, created_at, updated_at, platform) ",
             );
             q.push_values(chunk, |mut b, v| {
                 b.push_bind(tracked_id(v))
@@ -299,7 +299,8 @@ macro_rules! write_batch {
                     .push_bind(v.started_at + window)
                     .push_bind(&v.campaign)
                     .push_bind(v.started_at)
-                    .push_bind($now);
+                    .push_bind($now)
+                    .push_bind(v.platform);
             });
             q.build().execute(&mut **$tx).await?;
         }

@@ -356,8 +356,7 @@ async fn attach_tags<D: Dialect>(
 
 /// Whether the listing's filters or order read the catalog row `pv`.
 fn reads_catalog(query: &ListQuery) -> bool {
-    query.platform.is_some()
-        || query.status.is_some()
+    query.status.is_some()
         || query.title.is_some()
         || query.author.is_some()
         || query.published_from.is_some()
@@ -383,7 +382,7 @@ fn push_listing<D: Dialect>(b: &mut Builder<D>, org: OrgId, query: &ListQuery, n
     }
     b.push("WHERE tv.organization_id = ").push_bind(org.0);
     if let Some(platform) = query.platform {
-        b.push(" AND pv.platform = ").push_bind(platform.id());
+        b.push(" AND tv.platform = ").push_bind(platform.id());
     }
     if let Some(state) = query.status {
         b.push(" AND CASE WHEN pv.gone_at IS NOT NULL OR pv.failures >= ")

@@ -171,8 +171,8 @@ pub(crate) async fn track_in<D: Dialect>(
         D::query(
             "INSERT INTO tracked_videos
                (id, organization_id, platform_video_id, tracking_started_at, tracking_ends_at,
-                created_at, updated_at, campaign, budget, tracked_account_id)
-             VALUES ($1, $2, $3, $4, $5, $4, $4, $6, $7, $8)",
+                created_at, updated_at, campaign, budget, tracked_account_id, platform)
+             VALUES ($1, $2, $3, $4, $5, $4, $4, $6, $7, $8, $9)",
         )
         .bind(video_id.0)
         .bind(batch.organization_id.0)
@@ -182,6 +182,7 @@ pub(crate) async fn track_in<D: Dialect>(
         .bind(&batch.campaign)
         .bind(batch.budget)
         .bind(batch.account)
+        .bind(v.platform.id())
         .execute(&mut **tx)
         .await?;
         if let Some(account) = batch.account {

@@ -46,6 +46,9 @@ const NOT_SHOWN: &[(&str, &str)] = &[
     // discovery tracked the video.
     ("tracked_videos", "updated_at"),
     ("tracked_videos", "tracked_account_id"),
+    // A copy of the catalog row's platform for the listing's filter (the
+    // record shows the catalog's own), written once with the row.
+    ("tracked_videos", "platform"),
     // The catalog row's display name (the record shows the handle), its
     // latest counters and their time (the record's come from its own
     // in-window readings), and the refresh schedule behind it.
