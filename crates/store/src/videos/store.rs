@@ -125,20 +125,24 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
         };
         // Every matching video's gain of the one metric, its id alone
         // carried through the sort; the places' fields and five gains after.
-        let mut top = Builder::<D>::new("SELECT t.id FROM (SELECT tv.id, ");
+        // The gain is computed once per video: videos without one (no
+        // reading in the window) sort last and are dropped here, rather
+        // than by a `WHERE gain IS NOT NULL` that the database would
+        // evaluate as a second computation of every gain.
+        let mut top = Builder::<D>::new("SELECT tv.id, ");
         gains::push_gain(&mut top, query.metric, query.window);
         top.push(" AS gain ");
         // The instant only serves the status filter, which a leaderboard lacks.
         push_listing(&mut top, org, &filters, DateTime::UNIX_EPOCH);
-        top.push(") t WHERE t.gain IS NOT NULL ORDER BY t.gain DESC, t.id LIMIT ")
+        top.push(" ORDER BY gain DESC NULLS LAST, tv.id LIMIT ")
             .push_bind(query.limit);
         let mut conn = self.read().await?;
         let ids: Vec<VideoId> = top
             .build()
-            .fetch_all::<(Uuid,)>(&mut conn)
+            .fetch_all::<(Uuid, Option<i64>)>(&mut conn)
             .await?
             .into_iter()
-            .map(|(id,)| VideoId(id))
+            .filter_map(|(id, gain)| gain.map(|_| VideoId(id)))
             .collect();
         if ids.is_empty() {
             return Ok(Vec::new());
