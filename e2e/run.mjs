@@ -437,6 +437,13 @@ try {
     await page.getByLabel('Tags (all of them)').fill('launch, nowhere');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.getByText('No video matches these filters.').waitFor();
+    await page.getByLabel('Tags (all of them)').fill('');
+    await page.getByLabel('Published from').fill('2999-01-01');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('No video matches these filters.').waitFor();
+    expect(page.url().includes('published_from=2999-01-01'), `publish filter kept in the address: ${page.url()}`);
+    await page.getByLabel('Published from').fill('');
+    await page.getByRole('button', { name: 'Apply' }).click();
   });
 
   await journey('sort videos by what they gained (the server ranks)', async () => {

@@ -10,6 +10,7 @@ export const MAX_LINKS = 50;
 const SORTS = ['created_at', 'views', 'likes', 'comments', 'updated_at', 'published_at'];
 const PERIODS = [1, 7, 30];
 const PAGE_SIZES = [25, 50, 100];
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The listing's state, kept in the address so back and reload keep it. */
 function readState(query) {
@@ -22,6 +23,8 @@ function readState(query) {
     campaign: query.get('campaign') || '',
     blogger: query.get('blogger') || '',
     tags: query.get('tags') || '',
+    published_from: DAY.test(query.get('published_from') || '') ? query.get('published_from') : '',
+    published_to: DAY.test(query.get('published_to') || '') ? query.get('published_to') : '',
     platform: PLATFORMS.includes(query.get('platform')) ? query.get('platform') : '',
     status: TRACKING_STATES.includes(query.get('status')) ? query.get('status') : '',
     sort: SORTS.includes(query.get('sort')) || query.get('sort') === 'gain' ? query.get('sort') : 'created_at',
@@ -223,6 +226,8 @@ export default async function videos(main, params, query, ctx) {
   const campaign = h('input', { type: 'text', id: 'video-campaign', value: state.campaign, autocomplete: 'off', maxlength: 200 });
   const blogger = h('input', { type: 'text', id: 'video-blogger', value: state.blogger, autocomplete: 'off', maxlength: 101 });
   const tags = h('input', { type: 'text', id: 'video-tags', value: state.tags, autocomplete: 'off', placeholder: t('videos.filter_tags_example') });
+  const publishedFrom = h('input', { type: 'date', id: 'video-published-from', value: state.published_from });
+  const publishedTo = h('input', { type: 'date', id: 'video-published-to', value: state.published_to });
   const platform = select([['', t('filter.all_platforms')], ...PLATFORMS.map((p) => [p, platformLabel(p)])], state.platform, { id: 'video-platform' });
   const status = select([['', t('filter.all_states')], ...TRACKING_STATES.map((s) => [s, trackingStatusLabel(s)])], state.status, { id: 'video-status' });
   const sort = select(
@@ -255,6 +260,8 @@ export default async function videos(main, params, query, ctx) {
     field(t('videos.filter_campaign'), campaign),
     field(t('videos.filter_creator'), blogger),
     field(t('videos.filter_tags'), tags),
+    field(t('videos.published_from'), publishedFrom),
+    field(t('videos.published_to'), publishedTo),
     field(t('filter.platform'), platform),
     field(t('filter.status'), status),
     field(t('videos.sort'), sort),
@@ -270,6 +277,8 @@ export default async function videos(main, params, query, ctx) {
       campaign: campaign.value.trim(),
       blogger: blogger.value.trim(),
       tags: tags.value.trim(),
+      published_from: publishedFrom.value,
+      published_to: publishedTo.value,
       platform: platform.value,
       status: status.value,
       sort: sort.value,
@@ -284,7 +293,7 @@ export default async function videos(main, params, query, ctx) {
     e.preventDefault();
     apply();
   });
-  for (const control of [platform, status, sort, order, period, pageSize, campaign, blogger, tags]) control.addEventListener('change', apply);
+  for (const control of [platform, status, sort, order, period, pageSize, campaign, blogger, tags, publishedFrom, publishedTo]) control.addEventListener('change', apply);
   search.addEventListener('input', () => {
     clearTimeout(searchTimer);
     searchTimer = setTimeout(apply, 350);
@@ -315,6 +324,8 @@ export default async function videos(main, params, query, ctx) {
           q: state.q,
           campaign: state.campaign,
           blogger: state.blogger,
+          published_from: state.published_from,
+          published_to: state.published_to,
           tag: state.tags
             .split(',')
             .map((x) => x.trim())
@@ -428,7 +439,10 @@ export default async function videos(main, params, query, ctx) {
         csvName: 'videos',
         columns,
         rows,
-        empty: state.q || state.platform || state.status || state.campaign || state.blogger || state.tags ? t('videos.none_matching') : t('videos.none_yet'),
+        empty:
+          state.q || state.platform || state.status || state.campaign || state.blogger || state.tags || state.published_from || state.published_to
+            ? t('videos.none_matching')
+            : t('videos.none_yet'),
         sort: { key: state.sort, dir: state.order, onSort },
       }),
       h(
