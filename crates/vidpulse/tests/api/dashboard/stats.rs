@@ -186,6 +186,122 @@ async fn dashboard_analytics_video_history_totals_and_top_videos_of_a_day(
         .collect();
     assert_eq!(groups, [("youtube:ana", 9500), ("tiktok:mira", 2000)]);
     assert_eq!(a.body["data"]["total"]["views"], 2000 + 9500);
+    // The comparison: 2026-09-28..30 before any reading, so nothing then.
+    let a = call(
+        &app,
+        Method::GET,
+        "/dashboard/stats?from=2026-10-01&to=2026-10-03&compare=previous_period&group_by=platform",
+        &admin,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(
+        a.body["data"]["previous_period"],
+        json!({"from": "2026-09-28", "to": "2026-09-30"})
+    );
+    assert_eq!(a.body["data"]["previous"]["views"], 0);
+    assert_eq!(a.body["data"]["change"]["views"], Value::Null);
+    assert_eq!(a.body["data"]["groups"][0]["previous"]["views"], 0);
+    // October 3 against October 2: TikTok 3000 − 4000 after 4000 − 1500.
+    let a = call(
+        &app,
+        Method::GET,
+        "/dashboard/stats?from=2026-10-03&to=2026-10-03&compare=previous_period&platform=tiktok",
+        &admin,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(
+        (
+            a.body["data"]["total"]["views"].clone(),
+            a.body["data"]["previous"]["views"].clone()
+        ),
+        (json!(-1000), json!(2500))
+    );
+    assert_eq!(a.body["data"]["change"]["views"], -1.4);
+
+    // The leaderboard, free for members: the public answer.
+    let a = call(
+        &app,
+        Method::GET,
+        "/dashboard/top?from=2026-10-01&to=2026-10-03&compare=previous_period",
+        &admin,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    let items = a.body["data"]["items"].as_array().unwrap();
+    let ranked: Vec<(&str, i64)> = items
+        .iter()
+        .map(|i| {
+            (
+                i["external_video_id"].as_str().unwrap(),
+                i["views"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ranked,
+        [("yt000000001", 9500), ("7000000000000000001", 2000)]
+    );
+    assert_eq!(items[1]["video_id"], tiktok.as_str());
+    assert_eq!(items[0]["previous"]["views"], 0);
+    assert!(a.body["meta"].get("credits_used").is_none(), "{}", a.body);
+    let a = call(
+        &app,
+        Method::GET,
+        "/dashboard/top?from=2026-10-01&to=2026-10-03&by=blogger&metric=likes",
+        &admin,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_eq!(a.body["data"]["items"][0]["key"], "ana", "{}", a.body);
+    assert_eq!(a.body["data"]["items"][0]["likes"], 950);
+    // Another organization sees none of it; a bad value or parameter is named.
+    let a = call(
+        &app,
+        Method::GET,
+        "/dashboard/top?from=2026-10-01&to=2026-10-03",
+        &outsider,
+        Some(&other_org),
+        None,
+    )
+    .await;
+    assert_eq!(a.body["data"]["items"], json!([]), "{}", a.body);
+    for (query, field) in [
+        ("by=everyone", "by"),
+        ("limit=0", "limit"),
+        ("sort=views", "sort"),
+    ] {
+        let a = call(
+            &app,
+            Method::GET,
+            &format!("/dashboard/top?{query}"),
+            &admin,
+            Some(&org),
+            None,
+        )
+        .await;
+        assert_nested_error(&a, 400, "VALIDATION_ERROR");
+        assert_eq!(a.body["error"]["field"], field, "{}", a.body);
+    }
+    let a = call(
+        &app,
+        Method::GET,
+        "/dashboard/top",
+        &admin,
+        Some(&other_org),
+        None,
+    )
+    .await;
+    // An organization the user is not a member of does not exist for them.
+    assert_nested_error(&a, 404, "NOT_FOUND");
     let bad = call(
         &app,
         Method::GET,
