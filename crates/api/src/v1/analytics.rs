@@ -382,16 +382,18 @@ impl Input for AnalyticsParams {
 type Range = Option<(Option<NaiveDate>, Option<NaiveDate>)>;
 
 /// The period between two days named `lower` and `upper`; the lower must
-/// not be after the upper.
-fn range(
+/// not be after the upper (else the answer `refuse` words for the lower's
+/// name and the message).
+pub(crate) fn range(
     (from, lower): (Option<Day>, &'static str),
     (to, upper): (Option<Day>, &'static str),
+    refuse: fn(&'static str, String) -> ApiError,
 ) -> Result<Range, ApiError> {
     let (from, to) = (from.map(|Day(d)| d), to.map(|Day(d)| d));
     if let (Some(f), Some(t)) = (from, to)
         && f > t
     {
-        return Err(ApiError::validation(
+        return Err(refuse(
             lower,
             format!("`{lower}` ({f}) must be on or before `{upper}` ({t})"),
         ));
@@ -425,16 +427,39 @@ impl AnalyticsParams {
             published: range(
                 (periods.published_from, "published_at.from"),
                 (periods.published_to, "published_at.to"),
+                ApiError::validation,
             )?,
             tracked: range(
                 (periods.tracked_from, "tracked_at.from"),
                 (periods.tracked_to, "tracked_at.to"),
+                ApiError::validation,
             )?,
             campaign: scope.campaign,
             platform: scope.platform.map(|AnyCase(p)| p),
             author: scope.blogger.map(|HandleKey(h)| h),
         })
     }
+}
+
+/// The totals of `query` over another `window` (a comparison's previous
+/// period): the sum, and each group's gains by key.
+pub(crate) async fn totals_over(
+    app: &AppState,
+    org: OrgId,
+    query: &AnalyticsQuery,
+    window: DateRange,
+) -> Result<(Metrics, HashMap<String, Metrics>), ApiError> {
+    let earlier = AnalyticsQuery {
+        window,
+        ..query.clone()
+    };
+    let rows = app.store.analytics_totals(org, &earlier).await?;
+    let (total, groups) = totals_of(query.group_by, &rows);
+    let by_key = groups
+        .into_iter()
+        .map(|g| (g.group_key, g.metrics.into()))
+        .collect();
+    Ok((total, by_key))
 }
 
 /// The sum of a totals query's rows, and its groups (most views first;
@@ -557,16 +582,7 @@ pub(crate) async fn totals_data(
         change: None,
     };
     if let Some(window) = compare.previous_of(query.window) {
-        let earlier = AnalyticsQuery {
-            window,
-            ..query.clone()
-        };
-        let rows = app.store.analytics_totals(org, &earlier).await?;
-        let (previous, previous_groups) = totals_of(query.group_by, &rows);
-        let before: HashMap<String, Metrics> = previous_groups
-            .into_iter()
-            .map(|g| (g.group_key, g.metrics.into()))
-            .collect();
+        let (previous, before) = totals_over(app, org, query, window).await?;
         for g in &mut groups {
             let was = before.get(&g.group_key).copied().unwrap_or_default();
             g.previous = Some(was.into());

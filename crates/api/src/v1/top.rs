@@ -25,7 +25,7 @@ use crate::extract::Query;
 use crate::input::{Bounded, Fault, Input, Refusals, text, text_unless_empty};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::analytics::{AnalyticsParams, MetricsView, charge, totals_of};
+use crate::v1::analytics::{AnalyticsParams, MetricsView, charge, totals_of, totals_over};
 use crate::v1::compare::{ChangeView, Compare, PeriodView};
 
 /// The leaderboard's route.
@@ -384,16 +384,7 @@ async fn top_groups(
         .map(|(i, g)| TopItem::group(i + 1, g.group_key, g.group_label, g.metrics.into()))
         .collect();
     if let Some(window) = previous {
-        let earlier = AnalyticsQuery {
-            window,
-            ..query.clone()
-        };
-        let rows = app.store.analytics_totals(org, &earlier).await?;
-        let (_, groups) = totals_of(query.group_by, &rows);
-        let before: HashMap<String, Metrics> = groups
-            .into_iter()
-            .map(|g| (g.group_key, g.metrics.into()))
-            .collect();
+        let (_, before) = totals_over(app, org, query, window).await?;
         for item in &mut items {
             item.compare(before.get(&item.key).copied().unwrap_or_default());
         }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use axum::Json;
 use axum::extract::State;
-use chrono::{DateTime, Datelike, NaiveDate, NaiveTime, Utc};
+use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::{IntoParams, ToSchema};
@@ -22,7 +22,7 @@ use crate::extract::Query;
 use crate::input::{Bounded, Fault, Refusals, text, text_unless_empty};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::analytics::Day;
+use crate::v1::analytics::{Day, range};
 use crate::v1::videos::VideoView;
 
 /// Pagination facts of the listing.
@@ -267,28 +267,20 @@ enum Order {
 type Instants = (Option<DateTime<Utc>>, Option<DateTime<Utc>>);
 
 /// The instants `[start of from, start of the day after to)` of two
-/// inclusive days named `lower` and `upper`; the lower must not be after
-/// the upper.
+/// inclusive days named `lower` and `upper` (the analytics periods' rules;
+/// a lower day after the upper is `INVALID_PARAMETER`).
 fn instants(
-    (from, lower): (Option<Day>, &str),
-    (to, upper): (Option<Day>, &str),
+    from: (Option<Day>, &'static str),
+    to: (Option<Day>, &'static str),
 ) -> Result<Instants, ApiError> {
-    let (from, to) = (from.map(|Day(d)| d), to.map(|Day(d)| d));
-    if let (Some(f), Some(t)) = (from, to)
-        && f > t
-    {
-        return Err(ApiError::invalid_parameter(format!(
-            "`{lower}` ({f}) must be on or before `{upper}` ({t})"
-        ))
-        .with_details(json!({ "parameter": lower })));
-    }
+    let refuse = |lower: &'static str, message: String| {
+        ApiError::invalid_parameter(message).with_details(json!({ "parameter": lower }))
+    };
     let start = |d: NaiveDate| d.and_time(NaiveTime::MIN).and_utc();
-    // No stored instant lies after 9999-12-31 (see the analytics periods).
-    let before = to
-        .and_then(|t| t.succ_opt())
-        .filter(|next| next.year() <= 9999)
-        .map(start);
-    Ok((from.map(start), before))
+    Ok(match range(from, to, refuse)? {
+        Some((from, to)) => (from.map(start), to.and_then(|t| t.succ_opt()).map(start)),
+        None => (None, None),
+    })
 }
 
 impl ListParams {
