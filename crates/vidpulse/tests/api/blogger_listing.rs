@@ -6,11 +6,10 @@
 use chrono::Duration;
 use rstest::rstest;
 use serde_json::{Value, json};
-use uuid::Uuid;
-use vidpulse_domain::{Clock, OrgId, Plan};
+use vidpulse_domain::{Clock, Plan};
 use vidpulse_store::Backend;
 
-use crate::helpers::{TestApp, assert_nested_error};
+use crate::helpers::{TestApp, assert_nested_error, pause_creator};
 
 /// Tracks `username` on `platform` with `n` initial videos and runs the job.
 async fn tracked(app: &TestApp, key: &str, platform: &str, username: &str, n: i64) {
@@ -62,20 +61,7 @@ async fn creators_are_listed_newest_first_filtered_and_paged(
     app.advance(Duration::minutes(1));
     tracked(&app, &key, "tiktok", "mira.cooks", 1).await;
     app.run_worker_until_idle().await;
-    let a = app
-        .get("/v1/bloggers/by-username/mira.cooks", Some(&key))
-        .await;
-    let paused: Uuid = a.body["data"]["blogger"]["tracked_account_id"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert!(
-        app.store
-            .set_account_active(OrgId(org), paused, false, app.clock.now())
-            .await
-            .unwrap()
-    );
+    pause_creator(&app, org, &key, "mira.cooks").await;
     let spent = credits(&app, &key).await;
 
     // Every creator, most recently tracked first, shaped like the lookup's.

@@ -10,12 +10,12 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 use vidpulse_api::ApiConfig;
 use vidpulse_api::rate_limit::RateLimitConfig;
-use vidpulse_domain::{Clock, OrgId, Plan};
+use vidpulse_domain::{Clock, Plan};
 use vidpulse_platforms::SimulatedConfig;
 use vidpulse_store::Backend;
 use vidpulse_worker::CreatorConfig;
 
-use crate::helpers::{Answer, TestApp, TestConfig, assert_nested_error};
+use crate::helpers::{Answer, TestApp, TestConfig, assert_nested_error, pause_creator};
 
 const TRACK: &str = "/v1/bloggers/track";
 
@@ -530,20 +530,7 @@ async fn a_deactivated_creator_is_reactivated_by_a_new_job(
     let (org, key) = app.org_with_key(Plan::Pro).await;
     queue(&app, &key, "tiktok", "mira.cooks", 1).await;
     app.run_jobs_until_idle().await;
-    let a = app
-        .get("/v1/bloggers/by-username/mira.cooks", Some(&key))
-        .await;
-    let account: Uuid = a.body["data"]["blogger"]["tracked_account_id"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert!(
-        app.store
-            .set_account_active(OrgId(org), account, false, app.clock.now())
-            .await
-            .unwrap()
-    );
+    let account = pause_creator(&app, org, &key, "mira.cooks").await;
     let a = app
         .get("/v1/bloggers/by-username/mira.cooks", Some(&key))
         .await;

@@ -324,6 +324,26 @@ pub const TIKTOK: &str = "https://www.tiktok.com/@mira.cooks/video/7301234567890
 pub const YOUTUBE: &str = "https://www.youtube.com/watch?v=dQw4w9WgXcQ";
 pub const INSTAGRAM: &str = "https://www.instagram.com/reel/CWqAgUZgCku/";
 
+/// Pauses the organization's tracked creator `username` (as the dashboard's
+/// toggle does) and answers its tracked account id.
+pub async fn pause_creator(app: &TestApp, org: Uuid, key: &str, username: &str) -> Uuid {
+    let a = app
+        .get(&format!("/v1/bloggers/by-username/{username}"), Some(key))
+        .await;
+    let account: Uuid = a.body["data"]["blogger"]["tracked_account_id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        app.store
+            .set_account_active(vidpulse_domain::OrgId(org), account, false, app.clock.now())
+            .await
+            .unwrap()
+    );
+    account
+}
+
 /// A distinct valid YouTube URL per `n`.
 pub fn youtube(n: usize) -> String {
     format!("https://youtu.be/yt{n:09}")
