@@ -280,7 +280,7 @@ pub(crate) fn list_order(query: &crate::videos::ListQuery, gain: &str) -> String
         SortKey::Likes => "pv.likes",
         SortKey::Comments => "pv.comments",
         SortKey::UpdatedAt => "pv.stats_updated_at",
-        SortKey::PublishedAt => "pv.published_at",
+        SortKey::PublishedAt => "tv.published_at",
         SortKey::Gained(_) => gain,
     };
     let dir = match query.order {

@@ -1,6 +1,6 @@
 //! The record cache alone: an entry per organization and lookup, current
 //! while its stamp holds and time has not ended the tracking, and sent
-//! spliced with each answer's own `meta`.
+//! spliced between each answer's own parts.
 
 use std::sync::Arc;
 
@@ -8,8 +8,8 @@ use chrono::{Duration, TimeZone, Utc};
 use vidpulse_domain::{OrgId, VideoId};
 use vidpulse_store::{RecordStamp, VideoLookup};
 
+use super::RecordCache;
 use super::gzip::{self, Part};
-use super::{ANSWER_OPENING, RecordCache};
 
 fn stamp(video: VideoId, revision: i64, catalog_revision: i64) -> RecordStamp {
     RecordStamp {
@@ -27,7 +27,7 @@ fn a_kept_answer_is_current_while_its_stamp_holds_and_its_tracking_lasts() {
     assert!(cache.get(org, &by_id).is_none());
     let now = Utc.with_ymd_and_hms(2026, 11, 2, 10, 0, 0).unwrap();
     let ends = now + Duration::days(30);
-    let body = [ANSWER_OPENING, br#"{"1":[1,2]},"video_id":"v"},"meta":"#].concat();
+    let body = br#"{"stats":{"1":[1,2]},"video_id":"v"}"#.to_vec();
     let kept = cache
         .keep(org, by_id.clone(), stamp(video, 3, 7), Some(ends), &body)
         .unwrap();
@@ -66,10 +66,16 @@ fn a_kept_answer_is_current_while_its_stamp_holds_and_its_tracking_lasts() {
         "replaced"
     );
 
-    // Sent with this answer's meta: the same bytes, gzip or plain.
-    let meta = br#"{"request_id":"r"}}"#;
-    let whole = [body.as_slice(), meta].concat();
-    let parts = [Part::Deflated(&kept.body), Part::Plain(meta)];
+    // Sent between this answer's parts: the same bytes, gzip or plain.
+    let (opening, meta) = (br#"{"data":["#, br#"],"meta":{"request_id":"r"}}"#);
+    let whole = [opening.as_slice(), &body, b",", &body, meta].concat();
+    let parts = [
+        Part::Plain(opening),
+        Part::Deflated(&kept.body),
+        Part::Plain(b","),
+        Part::Deflated(&kept.body),
+        Part::Plain(meta),
+    ];
     assert_eq!(gzip::plain(&parts).unwrap(), whole);
     let mut inflated = Vec::new();
     let gz = gzip::gzip(&parts);
@@ -86,7 +92,7 @@ fn a_cache_of_no_bytes_keeps_nothing() {
     let cache = RecordCache::new(0);
     let (org, video) = (OrgId::new(), VideoId::new());
     let by_id = VideoLookup::Id(video);
-    let kept = cache.keep(org, by_id.clone(), stamp(video, 0, 0), None, ANSWER_OPENING);
+    let kept = cache.keep(org, by_id.clone(), stamp(video, 0, 0), None, b"{}");
     assert!(kept.is_none());
     assert!(cache.get(org, &by_id).is_none());
 }

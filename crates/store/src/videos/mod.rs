@@ -432,6 +432,26 @@ pub trait VideoStore {
         now: DateTime<Utc>,
     ) -> Result<Page<VideoRecord>, StoreError>;
 
+    /// The version of each record of a page of the organization's tracked
+    /// videos (what [`list_videos`](Self::list_videos) would answer), in
+    /// order, and the count: a reader that kept records can tell which to
+    /// read again ([`videos_by_id`](Self::videos_by_id)).
+    async fn list_stamps(
+        &self,
+        org: OrgId,
+        query: &ListQuery,
+        now: DateTime<Utc>,
+    ) -> Result<Page<RecordStamp>, StoreError>;
+
+    /// The organization's tracked videos `ids`, whole, in any order; an id
+    /// that is not the organization's is absent.
+    async fn videos_by_id(
+        &self,
+        org: OrgId,
+        ids: &[VideoId],
+        now: DateTime<Utc>,
+    ) -> Result<Vec<VideoRecord>, StoreError>;
+
     /// The organization's videos that gained most of a metric over a window
     /// (the totals rules); videos without a reading in the window are left out.
     async fn top_videos(

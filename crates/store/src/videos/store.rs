@@ -15,7 +15,7 @@ use crate::StoreError;
 use crate::rollup::{self, Scope};
 use crate::rows::{list_order, state_name};
 use crate::sql::Builder;
-use crate::sql::{Dialect, SqlStore, Tx};
+use crate::sql::{Conn, Dialect, SqlStore, Tx};
 
 /// The statements of [`VideoStore::video`].
 static READ_VIDEO: StatementsByLookup = StatementsByLookup::new(
@@ -71,23 +71,9 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
         // The page's ids first (an index walk for the default order; a
         // gained sort measures each matching video), then the wide columns
         // (tags, history) of those rows only; the count apart.
-        let mut page = Builder::<D>::new("WITH page AS (SELECT tv.id AS page_id");
-        if let SortKey::Gained(metric) = query.sort {
-            page.push(", ");
-            gains::push_gain(&mut page, metric, query.window);
-            page.push(" AS page_gain");
-        }
-        page.push(" ");
-        push_listing(&mut page, org, query, now);
+        let mut page = page_ids::<D>(org, query, now);
         page.push(&format!(
-            " ORDER BY {} LIMIT ",
-            list_order(query, "page_gain")
-        ))
-        .push_bind(query.limit)
-        .push(" OFFSET ")
-        .push_bind(query.offset)
-        .push(&format!(
-            ") SELECT {columns}
+            " SELECT {columns}
                  FROM page JOIN tracked_videos tv ON tv.id = page.page_id
                  JOIN platform_videos pv ON pv.id = tv.platform_video_id
                  {join}
@@ -98,18 +84,58 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
         ));
         let mut conn = self.read().await?;
         let items = D::fetch_records(page.build(), &mut conn, now).await?;
-        let total: i64 = if query.is_unfiltered() {
-            // Unfiltered: the organization's index alone answers.
-            D::query("SELECT count(*) FROM tracked_videos WHERE organization_id = $1")
-                .bind(org.0)
-                .fetch_scalar(&mut conn)
-                .await?
-        } else {
-            let mut count = Builder::<D>::new("SELECT count(*) ");
-            push_listing(&mut count, org, query, now);
-            count.build().fetch_scalar(&mut conn).await?
-        };
+        let total = count_listing::<D>(&mut conn, org, query, now).await?;
         Ok(Page { items, total })
+    }
+
+    async fn list_stamps(
+        &self,
+        org: OrgId,
+        query: &ListQuery,
+        now: DateTime<Utc>,
+    ) -> Result<Page<RecordStamp>, StoreError> {
+        let mut page = page_ids::<D>(org, query, now);
+        page.push(&format!(
+            " SELECT tv.id, tv.revision, pv.revision
+                 FROM page JOIN tracked_videos tv ON tv.id = page.page_id
+                 JOIN platform_videos pv ON pv.id = tv.platform_video_id
+                 ORDER BY {order}",
+            order = list_order(query, "page.page_gain"),
+        ));
+        let mut conn = self.read().await?;
+        let items = page
+            .build()
+            .fetch_all::<(Uuid, i64, i64)>(&mut conn)
+            .await?
+            .into_iter()
+            .map(RecordStamp::from)
+            .collect();
+        let total = count_listing::<D>(&mut conn, org, query, now).await?;
+        Ok(Page { items, total })
+    }
+
+    async fn videos_by_id(
+        &self,
+        org: OrgId,
+        ids: &[VideoId],
+        now: DateTime<Utc>,
+    ) -> Result<Vec<VideoRecord>, StoreError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut read = Builder::<D>::new(&format!(
+            "SELECT {columns}
+             FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             {join}
+             WHERE tv.organization_id = ",
+            columns = D::RECORD_COLUMNS,
+            join = D::RECORD_JOIN,
+        ));
+        read.push_bind(org.0)
+            .push(" AND tv.id IN (")
+            .push_list(ids.iter().map(|id| id.0))
+            .push(")");
+        D::fetch_records(read.build(), &mut *self.read().await?, now).await
     }
 
     async fn top_videos(
@@ -358,20 +384,62 @@ async fn attach_tags<D: Dialect>(
     })
 }
 
+/// `WITH page AS (…)`: the ids (`page_id`) of the listing's page in its
+/// order, with the gain a gained sort ranks by (`page_gain`); the caller
+/// appends the statement that reads them.
+fn page_ids<D: Dialect>(org: OrgId, query: &ListQuery, now: DateTime<Utc>) -> Builder<D> {
+    let mut page = Builder::<D>::new("WITH page AS (SELECT tv.id AS page_id");
+    if let SortKey::Gained(metric) = query.sort {
+        page.push(", ");
+        gains::push_gain(&mut page, metric, query.window);
+        page.push(" AS page_gain");
+    }
+    page.push(" ");
+    push_listing(&mut page, org, query, now);
+    page.push(&format!(
+        " ORDER BY {} LIMIT ",
+        list_order(query, "page_gain")
+    ))
+    .push_bind(query.limit)
+    .push(" OFFSET ")
+    .push_bind(query.offset)
+    .push(")");
+    page
+}
+
+/// How many of the organization's videos the listing's filters match.
+async fn count_listing<D: Dialect>(
+    conn: &mut Conn<D>,
+    org: OrgId,
+    query: &ListQuery,
+    now: DateTime<Utc>,
+) -> Result<i64, StoreError> {
+    if query.is_unfiltered() {
+        // The quota's day counts (migration 0009, kept by triggers) add up
+        // to every tracked video of the organization: a few hundred rows
+        // at most, instead of every video.
+        D::query(
+            "SELECT CAST(coalesce(sum(videos), 0) AS BIGINT) FROM tracked_video_ends
+             WHERE organization_id = $1",
+        )
+        .bind(org.0)
+        .fetch_scalar(conn)
+        .await
+    } else {
+        let mut count = Builder::<D>::new("SELECT count(*) ");
+        push_listing(&mut count, org, query, now);
+        count.build().fetch_scalar(conn).await
+    }
+}
+
 /// Whether the listing's filters or order read the catalog row `pv`.
 fn reads_catalog(query: &ListQuery) -> bool {
     query.status.is_some()
         || query.title.is_some()
         || query.author.is_some()
-        || query.published_from.is_some()
-        || query.published_before.is_some()
         || matches!(
             query.sort,
-            SortKey::Views
-                | SortKey::Likes
-                | SortKey::Comments
-                | SortKey::UpdatedAt
-                | SortKey::PublishedAt
+            SortKey::Views | SortKey::Likes | SortKey::Comments | SortKey::UpdatedAt
         )
 }
 
@@ -397,8 +465,8 @@ fn push_listing<D: Dialect>(b: &mut Builder<D>, org: OrgId, query: &ListQuery, n
             .push_bind(state_name(state));
     }
     let instants = [
-        ("pv.published_at >= ", query.published_from),
-        ("pv.published_at < ", query.published_before),
+        ("tv.published_at >= ", query.published_from),
+        ("tv.published_at < ", query.published_before),
         ("tv.tracking_started_at >= ", query.tracked_from),
         ("tv.tracking_started_at < ", query.tracked_before),
     ];
@@ -408,9 +476,7 @@ fn push_listing<D: Dialect>(b: &mut Builder<D>, org: OrgId, query: &ListQuery, n
         }
     }
     if let Some(title) = &query.title {
-        b.push(" AND lower(pv.title) LIKE ")
-            .push_bind(title_pattern(title))
-            .push(" ESCAPE '\\'");
+        push_title_search(b, title);
     }
     if let Some(campaign) = &query.campaign {
         b.push(" AND tv.campaign = ").push_bind(campaign.as_str());
@@ -431,6 +497,27 @@ fn push_listing<D: Dialect>(b: &mut Builder<D>, org: OrgId, query: &ListQuery, n
         .push(" AND t.name_lower = ")
         .push_bind(tag_key(tag))
         .push(")");
+    }
+}
+
+/// Appends the test that the catalog row `pv`'s title holds `text`, in
+/// any case. PostgreSQL answers `LIKE` from the titles' trigram index
+/// (migration 0020). On SQLite a text of three characters or more is first
+/// looked up in the titles' trigram index (FTS5, Unicode case folding),
+/// whose matches are exactly the titles holding it; a shorter one, which
+/// no trigram can find, is compared title by title (ASCII case).
+fn push_title_search<D: Dialect>(b: &mut Builder<D>, text: &str) {
+    if D::BACKEND == crate::Backend::Sqlite && text.chars().count() >= 3 {
+        b.push(
+            " AND pv.id IN (SELECT rowid FROM platform_video_titles
+               WHERE platform_video_titles MATCH ",
+        )
+        .push_bind(format!("\"{}\"", text.replace('"', "\"\"")))
+        .push(")");
+    } else {
+        b.push(" AND lower(pv.title) LIKE ")
+            .push_bind(title_pattern(text))
+            .push(" ESCAPE '\\'");
     }
 }
 

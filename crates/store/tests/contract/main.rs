@@ -10,6 +10,7 @@ mod credits;
 mod followers;
 mod housekeeping;
 mod invites;
+mod listing_indexes;
 mod ops;
 mod orgs;
 mod record_stamps;

@@ -49,6 +49,9 @@ const NOT_SHOWN: &[(&str, &str)] = &[
     // A copy of the catalog row's platform for the listing's filter (the
     // record shows the catalog's own), written once with the row.
     ("tracked_videos", "platform"),
+    // A copy of the catalog row's publish time for the listing's filter
+    // and sort (the record shows the catalog's own), kept by triggers.
+    ("tracked_videos", "published_at"),
     // The catalog row's display name (the record shows the handle), its
     // latest counters and their time (the record's come from its own
     // in-window readings), and the refresh schedule behind it.
@@ -203,8 +206,11 @@ impl Db {
     /// The tables of the schema (not PostgreSQL's partitions of them).
     async fn tables(&mut self) -> Vec<String> {
         let sql = match self {
+            // Ordinary tables only: the titles' trigram index (a virtual
+            // table and its shadow tables, migration 0020) is an index.
             Db::Sqlite(_) => {
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+                "SELECT name FROM pragma_table_list
+                 WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%'"
             }
             Db::Postgres(_) => {
                 "SELECT c.relname::text FROM pg_class c

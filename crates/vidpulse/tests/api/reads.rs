@@ -252,3 +252,145 @@ async fn single_reads_are_alike_gzip_or_plain_cached_or_not_and_follow_every_cha
         assert_video_not_found(&read_encoded(&app, &by_id, &key, accept).await);
     }
 }
+
+/// The listing's page, as `accept` asks, checked for what every answer
+/// says of itself; `data.data` and `data.pagination`.
+async fn listing_page(
+    app: &TestApp,
+    path: &str,
+    key: &str,
+    accept: Option<&str>,
+    record_cache_bytes: u64,
+) -> (serde_json::Value, serde_json::Value) {
+    let a = read_encoded(app, path, key, accept).await;
+    assert_eq!(a.status.as_u16(), 200, "{accept:?} {}", a.body);
+    assert_eq!(a.body["success"], true);
+    assert_eq!(a.body["meta"]["request_id"], a.request_id());
+    assert_eq!(a.headers["content-type"], "application/json");
+    // Compressed when the client accepts gzip and the page shows records
+    // kept compressed (an empty page has none).
+    let gzip = accept.is_some_and(|a| a.starts_with("gzip") && !a.ends_with("q=0"));
+    let shows_records = a.body["data"]["data"]
+        .as_array()
+        .is_some_and(|items| !items.is_empty());
+    assert_eq!(
+        a.headers.contains_key("content-encoding"),
+        gzip && record_cache_bytes > 0 && shows_records,
+        "{accept:?}"
+    );
+    (
+        a.body["data"]["data"].clone(),
+        a.body["data"]["pagination"].clone(),
+    )
+}
+
+#[rstest]
+#[tokio::test]
+async fn listing_pages_are_alike_gzip_or_plain_kept_or_not_and_follow_every_change(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+    #[values(256 << 20, 0)] record_cache_bytes: u64,
+) {
+    let mut config = crate::helpers::TestConfig::default();
+    config.api.record_cache_bytes = record_cache_bytes;
+    let app = TestApp::spawn_with(backend, config).await;
+    let (_, key) = app.org_with_key(Plan::Pro).await;
+    let (_, other) = app.org_with_key(Plan::Pro).await;
+    app.track(&key, &[TIKTOK, YOUTUBE]).await;
+    app.run_worker_until_idle().await;
+    let list = "/v1/videos/stats?limit=10";
+    let page = |accept| listing_page(&app, list, &key, accept, record_cache_bytes);
+
+    // Each item is the video's single read, kept or not, gzip or not (the
+    // single reads keep records the listing then shows, and the other way).
+    let (items, pagination) = page(None).await;
+    assert_eq!(
+        pagination,
+        serde_json::json!({ "total": 2, "limit": 10, "offset": 0, "has_more": false })
+    );
+    for accept in [None, Some("gzip"), Some("gzip;q=0"), Some("identity")] {
+        let (again, _) = page(accept).await;
+        assert_eq!(again, items, "{accept:?}");
+        for item in items.as_array().unwrap() {
+            let path = format!("/v1/videos/by-id/{}", item["video_id"].as_str().unwrap());
+            let one = read_encoded(&app, &path, &key, accept).await;
+            assert_eq!(&one.body["data"]["data"], item, "{accept:?}");
+        }
+    }
+    let (second, pagination) = listing_page(
+        &app,
+        "/v1/videos/stats?limit=1&offset=1",
+        &key,
+        Some("gzip"),
+        record_cache_bytes,
+    )
+    .await;
+    assert_eq!(second, serde_json::json!([items[1].clone()]));
+    assert_eq!(pagination["has_more"], false);
+    let (first, pagination) = listing_page(
+        &app,
+        "/v1/videos/stats?limit=1",
+        &key,
+        None,
+        record_cache_bytes,
+    )
+    .await;
+    assert_eq!(first, serde_json::json!([items[0].clone()]));
+    assert_eq!(pagination["has_more"], true);
+
+    // An edit, a new reading, time ending the tracking: each shows at once.
+    let id = items[0]["video_id"].as_str().unwrap().to_owned();
+    let external_id = items[0]["external_video_id"].as_str().unwrap();
+    let a = app
+        .patch(
+            &format!("/v1/videos/by-external-id/{external_id}"),
+            &key,
+            &serde_json::json!({ "notes": "listed?" }),
+        )
+        .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    for accept in [Some("gzip"), None] {
+        let (now, _) = page(accept).await;
+        assert_eq!(now[0]["notes"], "listed?", "{accept:?}");
+        assert_eq!(now[1], items[1], "{accept:?}");
+    }
+    app.advance(chrono::Duration::minutes(15));
+    assert_eq!(app.run_worker_until_idle().await, 2);
+    for accept in [None, Some("gzip")] {
+        let (now, _) = page(accept).await;
+        for v in now.as_array().unwrap() {
+            let views = v["stats"]["views"].as_object().unwrap();
+            assert_eq!(views.len(), 2, "{accept:?}");
+            assert_eq!(views.values().next_back().unwrap(), &v["views"]);
+        }
+    }
+    app.advance(chrono::Duration::days(400));
+    for accept in [Some("gzip"), None] {
+        let (now, _) = page(accept).await;
+        for v in now.as_array().unwrap() {
+            assert_eq!(v["tracking_status"], "completed", "{accept:?}");
+        }
+    }
+
+    // Another organization's listing is its own; a tracking deleted behind
+    // the store's back leaves the page at once.
+    for accept in [None, Some("gzip")] {
+        let (theirs, pagination) =
+            listing_page(&app, list, &other, accept, record_cache_bytes).await;
+        assert_eq!(theirs, serde_json::json!([]));
+        assert_eq!(pagination["total"], 0);
+    }
+    let simple = uuid::Uuid::parse_str(&id).unwrap().simple().to_string();
+    let id_sql = match backend {
+        Backend::Sqlite => format!("id = x'{simple}'"),
+        Backend::Postgres => format!("id = '{id}'"),
+    };
+    vidpulse_store::testing::delete_tracked_videos(&app.db.url, &id_sql)
+        .await
+        .unwrap();
+    for accept in [None, Some("gzip")] {
+        let (now, pagination) = page(accept).await;
+        assert_eq!(now.as_array().unwrap().len(), 1, "{accept:?}");
+        assert_eq!(now[0]["video_id"], items[1]["video_id"]);
+        assert_eq!(pagination["total"], 1);
+    }
+}

@@ -4,8 +4,9 @@
 
 use std::collections::HashMap;
 
-use axum::Json;
 use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -13,7 +14,7 @@ use utoipa::{IntoParams, ToSchema};
 use vidpulse_domain::analytics::{DateRange, Metric};
 use vidpulse_domain::names::{CAMPAIGN_MAX_CHARS, Campaign, Handle, TAG_MAX_CHARS, TagName};
 use vidpulse_domain::{OrgId, Platform, VideoId};
-use vidpulse_store::{ListQuery, SortKey, SortOrder, VideoState};
+use vidpulse_store::{ListQuery, SortKey, SortOrder, VideoLookup, VideoRecord, VideoState};
 
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
@@ -21,9 +22,12 @@ use crate::error::ApiError;
 use crate::extract::Query;
 use crate::input::{Bounded, Fault, Refusals, text, text_unless_empty};
 use crate::middleware::RequestContext;
+use crate::record_cache::gzip::{Part, accepts_gzip};
+use crate::record_cache::{Shown, answer};
 use crate::state::AppState;
 use crate::v1::analytics::{Day, range};
 use crate::v1::videos::VideoView;
+use crate::v1::videos::read::record_json;
 
 /// Pagination facts of the listing.
 #[derive(Debug, Serialize, ToSchema)]
@@ -431,14 +435,19 @@ pub(super) async fn list_stats(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: ApiKeyAuth,
+    headers: HeaderMap,
     q: Result<Query<ListParams>, ApiError>,
-) -> Result<Json<Envelope<VideoPage>>, ApiError> {
+) -> Result<Response, ApiError> {
     // The listing's parameter errors are `INVALID_PARAMETER`, a NUL one too.
     let q = q.map_err(|e| {
         ApiError::invalid_parameter(e.message.clone()).with_details(json!({ "parameter": e.field }))
     })?;
-    let data = list_page(&app, auth.org.id, &q).await?;
-    Ok(ok(data, Meta::of(&ctx)))
+    let (query, with_gains) = list_query(&app, &q)?;
+    if with_gains {
+        let data = page_of(&app, auth.org.id, &query, with_gains).await?;
+        return Ok(ok(data, Meta::of(&ctx)).into_response());
+    }
+    kept_page(&app, &ctx, auth.org.id, &query, accepts_gzip(&headers)).await
 }
 
 /// A page of the organization's videos, as `params` asks.
@@ -447,6 +456,13 @@ pub(crate) async fn list_page(
     org: OrgId,
     params: &Query<ListParams>,
 ) -> Result<VideoPage, ApiError> {
+    let (query, with_gains) = list_query(app, params)?;
+    page_of(app, org, &query, with_gains).await
+}
+
+/// The store's query `params` ask for, and whether the answer carries
+/// each video's gains.
+fn list_query(app: &AppState, params: &Query<ListParams>) -> Result<(ListQuery, bool), ApiError> {
     if let Some(name) = params.unknown(&KNOWN_PARAMETERS) {
         return Err(ApiError::invalid_parameter(format!(
             "Unknown query parameter `{name}`; the listing knows {}",
@@ -470,7 +486,17 @@ pub(crate) async fn list_page(
         );
     }
     query.tags = tags;
-    let page = app.store.list_videos(org, &query, app.clock.now()).await?;
+    Ok((query, with_gains))
+}
+
+/// The page `query` names, read whole, with each video's gains when asked.
+async fn page_of(
+    app: &AppState,
+    org: OrgId,
+    query: &ListQuery,
+    with_gains: bool,
+) -> Result<VideoPage, ApiError> {
+    let page = app.store.list_videos(org, query, app.clock.now()).await?;
     let has_more = query.offset.saturating_add(page.items.len() as i64) < page.total;
     let mut gains = HashMap::new();
     if with_gains {
@@ -497,4 +523,80 @@ pub(crate) async fn list_page(
             to: query.window.to,
         }),
     })
+}
+
+/// The page `query` names (without gains), answered from the records this
+/// node kept: the database gives the page's stamps and count, and only the
+/// records whose stamp moved (or that this node never showed) are read
+/// whole, shown and kept. The bytes are those of [`page_of`]'s answer.
+async fn kept_page(
+    app: &AppState,
+    ctx: &RequestContext,
+    org: OrgId,
+    query: &ListQuery,
+    gzip: bool,
+) -> Result<Response, ApiError> {
+    let now = app.clock.now();
+    let page = app.store.list_stamps(org, query, now).await?;
+    let mut shown: Vec<Option<Shown>> = page
+        .items
+        .iter()
+        .map(|stamp| {
+            app.records
+                .get(org, &VideoLookup::Id(stamp.video_id))
+                .filter(|kept| kept.is_current(stamp, now))
+                .map(Shown::Kept)
+        })
+        .collect();
+    let missing: Vec<VideoId> = page
+        .items
+        .iter()
+        .zip(&shown)
+        .filter(|(_, shown)| shown.is_none())
+        .map(|(stamp, _)| stamp.video_id)
+        .collect();
+    if !missing.is_empty() {
+        let mut records: HashMap<VideoId, VideoRecord> = app
+            .store
+            .videos_by_id(org, &missing, now)
+            .await?
+            .into_iter()
+            .map(|r| (r.video_id, r))
+            .collect();
+        for (stamp, slot) in page.items.iter().zip(shown.iter_mut()) {
+            // A video untracked between the two reads is left out.
+            if let (None, Some(record)) = (&slot, records.remove(&stamp.video_id)) {
+                let (id, stamp, changes_at) = (record.video_id, record.stamp, record.changes_at());
+                let body = record_json(record)?;
+                *slot = Some(app.records.keep_and_show(
+                    org,
+                    VideoLookup::Id(id),
+                    stamp,
+                    changes_at,
+                    body,
+                    gzip,
+                ));
+            }
+        }
+    }
+    let pagination = Pagination {
+        total: page.total,
+        limit: query.limit,
+        offset: query.offset,
+        has_more: query.offset.saturating_add(page.items.len() as i64) < page.total,
+    };
+    let mut closing = br#"],"pagination":"#.to_vec();
+    serde_json::to_writer(&mut closing, &pagination).map_err(|e| ApiError::internal(&e))?;
+    closing.extend_from_slice(br#"},"meta":"#);
+    serde_json::to_writer(&mut closing, &Meta::of(ctx)).map_err(|e| ApiError::internal(&e))?;
+    closing.push(b'}');
+    let mut parts = vec![Part::Plain(br#"{"success":true,"data":{"data":["#)];
+    for (i, record) in shown.iter().flatten().enumerate() {
+        if i > 0 {
+            parts.push(Part::Plain(b","));
+        }
+        parts.push(record.part());
+    }
+    parts.push(Part::Plain(&closing));
+    answer(&parts, gzip)
 }

@@ -1,0 +1,175 @@
+//! The listing's indexed copies follow the catalog: the titles' trigram
+//! index (title search) and each tracked video's copy of the publish time
+//! (publish-day filter and sort), whatever writes the catalog row, for every
+//! organization tracking it, tracked before or after the change.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use rstest::rstest;
+use vidpulse_domain::{Counters, ObservationSource, OrgId, Plan};
+use vidpulse_store::{
+    Backend, CatalogMeta, ListQuery, RefreshOutcome, RefreshWrite, SortKey, SortOrder, Store,
+};
+
+use crate::{org, store, t0, track, yt};
+
+/// Reads every due video at `at`, giving catalog video `n` (of `yt(n)`)
+/// the title and publish time `meta(n)` says.
+async fn read_all(
+    store: &Arc<dyn Store>,
+    at: DateTime<Utc>,
+    meta: impl Fn(&str) -> (Option<&'static str>, Option<DateTime<Utc>>),
+) {
+    let due = store
+        .claim_due_videos(at, 100, Duration::minutes(5))
+        .await
+        .unwrap();
+    assert!(!due.is_empty());
+    let writes: Vec<RefreshWrite> = due
+        .iter()
+        .map(|d| {
+            let (title, published_at) = meta(&d.external_id);
+            RefreshWrite {
+                video_id: d.id,
+                lease_token: d.lease_token,
+                read_at: at,
+                outcome: RefreshOutcome::Observed {
+                    counters: Counters {
+                        views: Some(10),
+                        ..Counters::default()
+                    },
+                    meta: CatalogMeta {
+                        title: title.map(str::to_owned),
+                        published_at,
+                        ..CatalogMeta::default()
+                    },
+                    source: ObservationSource::Simulated,
+                },
+                next_refresh_at: Some(at + Duration::hours(1)),
+            }
+        })
+        .collect();
+    store.save_refreshes(&writes).await.unwrap();
+}
+
+/// The external ids the listing `query` finds for `org`, in its order,
+/// and its count.
+async fn found(store: &Arc<dyn Store>, org: OrgId, query: &ListQuery) -> (Vec<String>, i64) {
+    let page = store.list_videos(org, query, t0()).await.unwrap();
+    let stamps = store.list_stamps(org, query, t0()).await.unwrap();
+    assert_eq!(stamps.total, page.total, "the stamps' page counts the same");
+    assert_eq!(
+        stamps.items.iter().map(|s| s.video_id).collect::<Vec<_>>(),
+        page.items.iter().map(|r| r.video_id).collect::<Vec<_>>(),
+        "the stamps' page lists the same videos"
+    );
+    (
+        page.items.into_iter().map(|r| r.external_id).collect(),
+        page.total,
+    )
+}
+
+fn search(text: &str) -> ListQuery {
+    ListQuery {
+        title: Some(text.to_owned()),
+        sort: SortKey::CreatedAt,
+        order: SortOrder::Asc,
+        ..ListQuery::all(t0().date_naive())
+    }
+}
+
+fn published(from: Option<DateTime<Utc>>, before: Option<DateTime<Utc>>) -> ListQuery {
+    ListQuery {
+        published_from: from,
+        published_before: before,
+        sort: SortKey::PublishedAt,
+        order: SortOrder::Desc,
+        ..ListQuery::all(t0().date_naive())
+    }
+}
+
+fn day(d: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 10, d, 12, 0, 0).unwrap()
+}
+
+fn ids(names: &[&str]) -> Vec<String> {
+    names.iter().map(|s| (*s).to_owned()).collect()
+}
+
+#[rstest]
+#[tokio::test]
+async fn title_search_and_publish_days_follow_the_catalog_for_every_organization(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (_db, store) = store(backend).await;
+    let (a, b) = (org(&store, Plan::Pro).await, org(&store, Plan::Pro).await);
+    track(&store, a, t0(), vec![yt(1), yt(2), yt(3)]).await;
+    track(&store, b, t0(), vec![yt(1)]).await;
+    read_all(&store, t0(), |id| match id {
+        "vid00000001" => (Some("Ça Marche Déjà"), Some(day(3))),
+        "vid00000002" => (Some(r#"Garlic "quoted" noodles"#), Some(day(5))),
+        _ => (None, None),
+    })
+    .await;
+    let (one, two) = ("vid00000001", "vid00000002");
+
+    // Any case, Unicode too; short searches; quotes are text.
+    for (text, expected) in [
+        ("marche", ids(&[one])),
+        ("ÇA MARCHE", ids(&[one])),
+        ("déjà", ids(&[one])),
+        ("ga", ids(&[two])),
+        ("e", ids(&[one, two])),
+        (r#""quoted""#, ids(&[two])),
+        ("quoted noodles", ids(&[])),
+        ("garlic noodles", ids(&[])),
+    ] {
+        let n = expected.len() as i64;
+        assert_eq!(
+            found(&store, a, &search(text)).await,
+            (expected, n),
+            "{text}"
+        );
+    }
+    assert_eq!(found(&store, b, &search("marche")).await, (ids(&[one]), 1));
+
+    // Publish days, and the sort, from the tracked videos' copies; a video
+    // without a publish time sorts last.
+    assert_eq!(
+        found(&store, a, &published(Some(day(4)), None)).await,
+        (ids(&[two]), 1)
+    );
+    assert_eq!(
+        found(&store, a, &published(None, Some(day(4)))).await,
+        (ids(&[one]), 1)
+    );
+    assert_eq!(
+        found(&store, a, &published(None, None)).await,
+        (ids(&[two, one, "vid00000003"]), 3)
+    );
+
+    // The catalog changes: the title and publish time of video 1 move for
+    // both organizations, and an organization tracking it afterwards starts
+    // from the new ones.
+    read_all(&store, t0() + Duration::hours(1), |id| match id {
+        "vid00000001" => (Some("Another title"), Some(day(9))),
+        "vid00000002" => (Some(r#"Garlic "quoted" noodles"#), Some(day(5))),
+        _ => (None, None),
+    })
+    .await;
+    let c = org(&store, Plan::Pro).await;
+    track(&store, c, t0(), vec![yt(1)]).await;
+    for o in [a, b, c] {
+        assert_eq!(found(&store, o, &search("marche")).await, (ids(&[]), 0));
+        assert_eq!(found(&store, o, &search("other")).await, (ids(&[one]), 1));
+        assert_eq!(
+            found(&store, o, &published(Some(day(8)), None)).await,
+            (ids(&[one]), 1)
+        );
+    }
+    assert_eq!(
+        found(&store, a, &published(None, None)).await,
+        (ids(&[one, two, "vid00000003"]), 3)
+    );
+}
