@@ -444,6 +444,20 @@ try {
     expect(page.url().includes('published_from=2999-01-01'), `publish filter kept in the address: ${page.url()}`);
     await page.getByLabel('Published from').fill('');
     await page.getByRole('button', { name: 'Apply' }).click();
+    // Tracking days: every video was tracked today (UTC), none tomorrow.
+    const today = new Date().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    await page.getByLabel('Tracked from').fill(tomorrow);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('No video matches these filters.').waitFor();
+    expect(page.url().includes(`tracked_from=${tomorrow}`), `tracking filter kept in the address: ${page.url()}`);
+    await page.getByLabel('Tracked from').fill(today);
+    await page.getByLabel('Tracked until').fill(today);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await waitFor('the tracked videos', async () => (await page.locator('a.title-link').count()) === 1);
+    await page.getByLabel('Tracked from').fill('');
+    await page.getByLabel('Tracked until').fill('');
+    await page.getByRole('button', { name: 'Apply' }).click();
   });
 
   await journey('sort videos by what they gained (the server ranks)', async () => {

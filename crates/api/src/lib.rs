@@ -6,6 +6,7 @@
 //! envelope; nothing else.
 #![warn(missing_docs)]
 
+pub mod analytics_cache;
 pub mod auth;
 pub mod dashboard;
 pub mod envelope;

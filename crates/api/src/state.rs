@@ -9,6 +9,7 @@ use vidpulse_domain::Clock;
 use vidpulse_platforms::{ShortLinkResolver, Source};
 use vidpulse_store::Store;
 
+use crate::analytics_cache::AnalyticsCache;
 use crate::auth::KeyCache;
 use crate::dashboard::identity::{Identity, IdentityConfig};
 use crate::files::{FileStore, LocalFiles};
@@ -136,8 +137,10 @@ pub struct SharedState {
     pub mailer: Arc<Mailer>,
     /// Uploaded files.
     pub files: Arc<dyn FileStore>,
-    /// Video histories recently answered.
+    /// Video records recently shown.
     pub records: RecordCache,
+    /// Analytics answers recently computed from the rollup.
+    pub analytics: AnalyticsCache,
     /// Hashes and verifies web-app passwords.
     pub passwords: Passwords,
     /// Per-address budgets of sign-in attempts and password links.
@@ -162,6 +165,7 @@ impl AppState {
             files: Arc::new(LocalFiles::new(config.files_dir.clone())),
             limits: Arc::new(RateLimits::new(&config.rate_limits)),
             records: RecordCache::new(config.record_cache_bytes),
+            analytics: AnalyticsCache::default(),
             config: Arc::new(config),
             store,
             clock,

@@ -217,7 +217,7 @@ pub fn video_increments(
 }
 
 /// How results are grouped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GroupBy {
     /// One total.
     None,
@@ -297,7 +297,7 @@ pub const MAX_WINDOW_DAYS: i64 = 366;
 pub const DEFAULT_WINDOW_DAYS: i64 = 30;
 
 /// An inclusive date range.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DateRange {
     /// First day.
     pub from: NaiveDate,
@@ -340,7 +340,7 @@ impl DateRange {
 }
 
 /// Which videos an analytics request counts, and how it groups them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct AnalyticsQuery {
     /// The window.
     pub window: DateRange,

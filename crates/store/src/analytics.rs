@@ -95,6 +95,19 @@ pub trait AnalyticsStore {
         org: OrgId,
         query: &AnalyticsQuery,
     ) -> Result<Vec<AnalyticsRow>, StoreError>;
+
+    /// The version of the organization's analytics (0 before its first
+    /// change): moved in the same transaction as every change of its
+    /// rollup, so totals and increments that [`reads_rollup`] are the same
+    /// while it holds. Read it before the answer it validates.
+    async fn analytics_revision(&self, org: OrgId) -> Result<i64, StoreError>;
+}
+
+/// Whether the rollup alone answers `query`'s totals and increments (no
+/// publish or tracking filter, a rollup table with its columns): then they
+/// change only with [`AnalyticsStore::analytics_revision`].
+pub fn reads_rollup(query: &AnalyticsQuery) -> bool {
+    rollup_table(query).is_some()
 }
 
 /// One row of an analytics statement: read as a row, or (SQLite) from the
@@ -631,6 +644,16 @@ impl<D: Dialect> AnalyticsStore for SqlStore<D> {
         query: &AnalyticsQuery,
     ) -> Result<Vec<AnalyticsRow>, StoreError> {
         self.analytics(org, query, true).await
+    }
+
+    async fn analytics_revision(&self, org: OrgId) -> Result<i64, StoreError> {
+        Ok(
+            D::query("SELECT revision FROM analytics_revisions WHERE organization_id = $1")
+                .bind(org.0)
+                .fetch_scalar_optional::<i64>(&mut *self.read().await?)
+                .await?
+                .unwrap_or(0),
+        )
     }
 }
 

@@ -13,7 +13,7 @@
 //! transaction writes its cells in one statement in key order, so writers of
 //! different videos cannot deadlock on shared cells.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use chrono::NaiveDate;
 use sqlx::{AssertSqlSafe, ColumnIndex, Decode, FromRow, Row, Type};
@@ -379,7 +379,34 @@ pub(crate) async fn settle<D: Dialect>(
     before: Shares,
 ) -> Result<(), StoreError> {
     let after = shares(tx, scope).await?;
-    apply::<D>(tx, &changes(&before, &after)).await
+    apply::<D>(tx, &changes(&before, &after)).await?;
+    // Every organization whose closes were in scope, moved or not (two
+    // videos' changes may cancel out in a cell, not in a video's gains).
+    let orgs: BTreeSet<Uuid> = before.keys().chain(after.keys()).map(|c| c.org).collect();
+    bump_revisions::<D>(tx, &orgs).await
+}
+
+/// Moves the analytics revision (migration 0021) of each of `orgs`, in
+/// ascending order, after the rollup cells: the answers API nodes kept
+/// for them are no longer current.
+async fn bump_revisions<D: Dialect>(
+    conn: &mut Conn<D>,
+    orgs: &BTreeSet<Uuid>,
+) -> Result<(), StoreError> {
+    if orgs.is_empty() {
+        return Ok(());
+    }
+    let mut bump =
+        Builder::<D>::new("INSERT INTO analytics_revisions (organization_id, revision) ");
+    bump.push_values(orgs, |b, org| {
+        b.bind(*org).bind(1_i64);
+    });
+    bump.push(
+        " ON CONFLICT (organization_id)
+          DO UPDATE SET revision = analytics_revisions.revision + 1",
+    );
+    bump.build().execute(conn).await?;
+    Ok(())
 }
 
 /// Moves both rollup tables by `changes`: one sorted upsert per table and
@@ -430,5 +457,13 @@ pub(crate) async fn rebuild<D: Dialect>(conn: &mut Conn<D>) -> Result<(), StoreE
             .execute(&mut *conn)
             .await?;
     }
+    // Every organization's analytics may have moved.
+    D::query(
+        "INSERT INTO analytics_revisions (organization_id, revision)
+         SELECT id, 1 FROM organizations WHERE true
+         ON CONFLICT (organization_id) DO UPDATE SET revision = analytics_revisions.revision + 1",
+    )
+    .execute(&mut *conn)
+    .await?;
     Ok(())
 }

@@ -302,7 +302,11 @@ async fn organization_stats(
     let query = params.query(app.clock.now().date_naive())?;
     let totals = totals_data(&app, auth.org, &query, &compare).await?;
     let mut days: BTreeMap<NaiveDate, Metrics> = BTreeMap::new();
-    for row in app.store.analytics_increments(auth.org, &query).await? {
+    for row in app
+        .analytics
+        .increments(&*app.store, auth.org, &query)
+        .await?
+    {
         if let Some(day) = row.day {
             *days.entry(day).or_default() += row.metrics;
         }

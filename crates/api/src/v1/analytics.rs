@@ -453,7 +453,7 @@ pub(crate) async fn totals_over(
         window,
         ..query.clone()
     };
-    let rows = app.store.analytics_totals(org, &earlier).await?;
+    let rows = app.analytics.totals(&*app.store, org, &earlier).await?;
     let (total, groups) = totals_of(query.group_by, &rows);
     let by_key = groups
         .into_iter()
@@ -569,7 +569,7 @@ pub(crate) async fn totals_data(
     query: &AnalyticsQuery,
     compare: &Compare,
 ) -> Result<TotalsData, ApiError> {
-    let rows = app.store.analytics_totals(org, query).await?;
+    let rows = app.analytics.totals(&*app.store, org, query).await?;
     let (total, mut groups) = totals_of(query.group_by, &rows);
     let mut data = TotalsData {
         group_by_dimension: query.group_by.as_str(),
@@ -617,7 +617,10 @@ async fn increments(
 ) -> Result<Json<Envelope<IncrementsData>>, ApiError> {
     auth.require_paid_plan(&app.config.upgrade_url)?;
     let query = q.parse()?.query(app.clock.now().date_naive())?;
-    let rows = app.store.analytics_increments(auth.org.id, &query).await?;
+    let rows = app
+        .analytics
+        .increments(&*app.store, auth.org.id, &query)
+        .await?;
     let mut days: BTreeMap<NaiveDate, Vec<(String, String, Metrics)>> = BTreeMap::new();
     for r in &rows {
         if let Some(day) = r.day {

@@ -369,7 +369,7 @@ async fn top_groups(
     limit: i64,
     previous: Option<vidpulse_domain::analytics::DateRange>,
 ) -> Result<Vec<TopItem>, ApiError> {
-    let rows = app.store.analytics_totals(org, query).await?;
+    let rows = app.analytics.totals(&*app.store, org, query).await?;
     let (_, mut groups) = totals_of(query.group_by, &rows);
     groups.sort_by(|a, b| {
         Metrics::from(b.metrics)

@@ -118,6 +118,7 @@ const OTHER_TABLES: &[&str] = &[
     "account_tags",
     "analytics_campaign_days",
     "analytics_creator_days",
+    "analytics_revisions",
     "api_keys",
     "creator_follower_days",
     "creator_jobs",

@@ -756,3 +756,72 @@ async fn a_bad_import_writes_nothing_and_a_repeat_changes_nothing(
         .await;
     assert_eq!(a.status.as_u16(), 404, "{}", a.body);
 }
+
+/// Totals and increments asked again answer from what the API node kept
+/// while the organization's analytics are unchanged, and follow every
+/// change at once: a new reading, a campaign moved. Each read is charged.
+#[rstest]
+#[tokio::test]
+async fn kept_analytics_follow_every_change_at_once(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let (org, key) = with_history(&app).await;
+    let window = format!("from={}&to={}", d(&app, 0), d(&app, 9));
+    let by_platform = format!("{TOTALS}?{window}&group_by=platform");
+    let by_campaign = format!("{TOTALS}?{window}&group_by=campaign");
+    let increments = format!("{INCREMENTS}?{window}");
+    let before = credits(&app, &key).await;
+    let first = ok(&app, &by_platform, &key).await;
+    assert_eq!(ok(&app, &by_platform, &key).await, first, "asked again");
+    let first_increments = ok(&app, &increments, &key).await;
+    assert_eq!(ok(&app, &increments, &key).await, first_increments);
+    assert_eq!(
+        credits(&app, &key).await - before,
+        4,
+        "each read is charged"
+    );
+
+    // A later reading of A on its last day: 600 more views.
+    let line = csv_row(&app, &VIDEO_A, 9, 20, 11_000);
+    import(&app, org, &format!("{HEADER}\n{line}\n"))
+        .await
+        .unwrap();
+    let now = ok(&app, &by_platform, &key).await;
+    assert_eq!(
+        groups(&now),
+        [
+            g("youtube", "YouTube", 56_000),
+            g("tiktok", "TikTok", 9_480 + 600)
+        ]
+    );
+    let now_increments = ok(&app, &increments, &key).await;
+    assert_ne!(now_increments, first_increments);
+
+    // A campaign set on A moves its gains to that campaign's group.
+    let campaigns = ok(&app, &by_campaign, &key).await;
+    assert!(
+        campaigns["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g["group_key"] != "Spring"),
+        "{campaigns}"
+    );
+    let a = app
+        .patch(
+            &format!("/v1/videos/by-external-id/{A}"),
+            &key,
+            &json!({ "campaign": "Spring" }),
+        )
+        .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    let moved = ok(&app, &by_campaign, &key).await;
+    let spring = moved["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["group_key"] == "Spring")
+        .cloned();
+    assert!(spring.is_some_and(|g| views(&g) > 0), "{moved}");
+}

@@ -25,6 +25,8 @@ function readState(query) {
     tags: query.get('tags') || '',
     published_from: DAY.test(query.get('published_from') || '') ? query.get('published_from') : '',
     published_to: DAY.test(query.get('published_to') || '') ? query.get('published_to') : '',
+    tracked_from: DAY.test(query.get('tracked_from') || '') ? query.get('tracked_from') : '',
+    tracked_to: DAY.test(query.get('tracked_to') || '') ? query.get('tracked_to') : '',
     platform: PLATFORMS.includes(query.get('platform')) ? query.get('platform') : '',
     status: TRACKING_STATES.includes(query.get('status')) ? query.get('status') : '',
     sort: SORTS.includes(query.get('sort')) || query.get('sort') === 'gain' ? query.get('sort') : 'created_at',
@@ -228,6 +230,8 @@ export default async function videos(main, params, query, ctx) {
   const tags = h('input', { type: 'text', id: 'video-tags', value: state.tags, autocomplete: 'off', placeholder: t('videos.filter_tags_example') });
   const publishedFrom = h('input', { type: 'date', id: 'video-published-from', value: state.published_from });
   const publishedTo = h('input', { type: 'date', id: 'video-published-to', value: state.published_to });
+  const trackedFrom = h('input', { type: 'date', id: 'video-tracked-from', value: state.tracked_from });
+  const trackedTo = h('input', { type: 'date', id: 'video-tracked-to', value: state.tracked_to });
   const platform = select([['', t('filter.all_platforms')], ...PLATFORMS.map((p) => [p, platformLabel(p)])], state.platform, { id: 'video-platform' });
   const status = select([['', t('filter.all_states')], ...TRACKING_STATES.map((s) => [s, trackingStatusLabel(s)])], state.status, { id: 'video-status' });
   const sort = select(
@@ -262,6 +266,8 @@ export default async function videos(main, params, query, ctx) {
     field(t('videos.filter_tags'), tags),
     field(t('videos.published_from'), publishedFrom),
     field(t('videos.published_to'), publishedTo),
+    field(t('videos.tracked_from'), trackedFrom),
+    field(t('videos.tracked_to'), trackedTo),
     field(t('filter.platform'), platform),
     field(t('filter.status'), status),
     field(t('videos.sort'), sort),
@@ -279,6 +285,8 @@ export default async function videos(main, params, query, ctx) {
       tags: tags.value.trim(),
       published_from: publishedFrom.value,
       published_to: publishedTo.value,
+      tracked_from: trackedFrom.value,
+      tracked_to: trackedTo.value,
       platform: platform.value,
       status: status.value,
       sort: sort.value,
@@ -293,7 +301,7 @@ export default async function videos(main, params, query, ctx) {
     e.preventDefault();
     apply();
   });
-  for (const control of [platform, status, sort, order, period, pageSize, campaign, blogger, tags, publishedFrom, publishedTo]) control.addEventListener('change', apply);
+  for (const control of [platform, status, sort, order, period, pageSize, campaign, blogger, tags, publishedFrom, publishedTo, trackedFrom, trackedTo]) control.addEventListener('change', apply);
   search.addEventListener('input', () => {
     clearTimeout(searchTimer);
     searchTimer = setTimeout(apply, 350);
@@ -326,6 +334,8 @@ export default async function videos(main, params, query, ctx) {
           blogger: state.blogger,
           published_from: state.published_from,
           published_to: state.published_to,
+          tracked_from: state.tracked_from,
+          tracked_to: state.tracked_to,
           tag: state.tags
             .split(',')
             .map((x) => x.trim())
@@ -440,7 +450,7 @@ export default async function videos(main, params, query, ctx) {
         columns,
         rows,
         empty:
-          state.q || state.platform || state.status || state.campaign || state.blogger || state.tags || state.published_from || state.published_to
+          state.q || state.platform || state.status || state.campaign || state.blogger || state.tags || state.published_from || state.published_to || state.tracked_from || state.tracked_to
             ? t('videos.none_matching')
             : t('videos.none_yet'),
         sort: { key: state.sort, dir: state.order, onSort },

@@ -1,0 +1,93 @@
+//! The analytics revision moves with every change of an organization's
+//! analytics, in the same transaction, and with nothing else's: readings,
+//! a campaign moving, a rebuild. API nodes keep rollup answers under it.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Duration, Utc};
+use rstest::rstest;
+use vidpulse_domain::patch::VideoPatch;
+use vidpulse_domain::{Counters, ObservationSource, OrgId, Plan};
+use vidpulse_store::{Backend, CatalogMeta, RefreshOutcome, RefreshWrite, Store, VideoLookup};
+
+use crate::{org, store, t0, track, yt};
+
+/// Reads the due videos whose external id `only` names, at `at`.
+async fn read(store: &Arc<dyn Store>, at: DateTime<Utc>, only: &str, views: i64) {
+    let due = store
+        .claim_due_videos(at, 100, Duration::minutes(5))
+        .await
+        .unwrap();
+    let writes: Vec<RefreshWrite> = due
+        .iter()
+        .filter(|d| d.external_id == only)
+        .map(|d| RefreshWrite {
+            video_id: d.id,
+            lease_token: d.lease_token,
+            read_at: at,
+            outcome: RefreshOutcome::Observed {
+                counters: Counters {
+                    views: Some(views),
+                    ..Counters::default()
+                },
+                meta: CatalogMeta::default(),
+                source: ObservationSource::Simulated,
+            },
+            next_refresh_at: Some(at + Duration::minutes(30)),
+        })
+        .collect();
+    assert_eq!(writes.len(), 1, "{only} is due");
+    store.save_refreshes(&writes).await.unwrap();
+}
+
+async fn revisions(store: &Arc<dyn Store>, orgs: [OrgId; 2]) -> [i64; 2] {
+    [
+        store.analytics_revision(orgs[0]).await.unwrap(),
+        store.analytics_revision(orgs[1]).await.unwrap(),
+    ]
+}
+
+#[rstest]
+#[tokio::test]
+async fn the_analytics_revision_moves_with_the_organizations_analytics_alone(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (_db, store) = store(backend).await;
+    let (a, b) = (org(&store, Plan::Pro).await, org(&store, Plan::Pro).await);
+    let id = track(&store, a, t0(), vec![yt(1)]).await[0].video_id;
+    track(&store, b, t0(), vec![yt(2)]).await;
+    // Tracking alone adds no reading: nothing to move yet.
+    assert_eq!(revisions(&store, [a, b]).await, [0, 0]);
+
+    read(&store, t0(), "vid00000001", 100).await;
+    let [a1, b1] = revisions(&store, [a, b]).await;
+    assert!(a1 > 0, "a reading of a's video");
+    assert_eq!(b1, 0, "not b's");
+
+    // (The first read's claim holds video 2 for its 5-minute lease.)
+    read(&store, t0() + Duration::minutes(10), "vid00000002", 100).await;
+    let [a2, b2] = revisions(&store, [a, b]).await;
+    assert_eq!(a2, a1);
+    assert!(b2 > b1);
+
+    read(&store, t0() + Duration::hours(2), "vid00000001", 150).await;
+    let [a3, _] = revisions(&store, [a, b]).await;
+    assert!(a3 > a2, "another reading");
+
+    let patch = VideoPatch {
+        campaign: Some(Some("Spring".into())),
+        ..VideoPatch::default()
+    };
+    store
+        .patch_video(a, &VideoLookup::Id(id), &patch, t0())
+        .await
+        .unwrap()
+        .unwrap();
+    let [a4, b4] = revisions(&store, [a, b]).await;
+    assert!(a4 > a3, "a campaign moved");
+    assert_eq!(b4, b2);
+
+    store.rebuild_analytics().await.unwrap();
+    let [a5, b5] = revisions(&store, [a, b]).await;
+    assert!(a5 > a4 && b5 > b4, "a rebuild moves every organization's");
+}
