@@ -493,7 +493,11 @@ try {
     await page.getByRole('button', { name: 'Last 7 days' }).click();
     await settled();
     await page.locator('dl.stats').waitFor();
-    await waitFor('the per-creator table', async () => (await page.locator('section', { hasText: 'Per creator' }).locator('table tbody tr').count()) >= 1);
+    const topCreators = page.locator('section', { hasText: 'Top creators' });
+    await waitFor('the top creators', async () => (await topCreators.locator('table tbody tr').count()) >= 1);
+    const ranks = await topCreators.locator('table tbody tr td:nth-child(1)').allTextContents();
+    expect(ranks.every((r, i) => r === String(i + 1)), `creators ranked: ${ranks}`);
+    expect((await topCreators.locator('table thead th').allTextContents()).includes('Change in views'), 'creators compared with the period before');
     expect(await page.locator('svg.chart').count() >= 1, 'a per-day chart');
     expect((await page.getByRole('button', { name: 'Last 7 days' }).getAttribute('aria-pressed')) === 'true', 'preset pressed');
     await waitFor('the top videos', async () => (await page.locator('section', { hasText: 'Top videos' }).locator('table tbody tr a.title-link').count()) >= 1);

@@ -433,9 +433,12 @@ async fn count_listing<D: Dialect>(
 }
 
 /// Whether the listing's filters or order read the catalog row `pv`.
-fn reads_catalog(query: &ListQuery) -> bool {
+fn reads_catalog<D: Dialect>(query: &ListQuery) -> bool {
     query.status.is_some()
-        || query.title.is_some()
+        || query
+            .title
+            .as_deref()
+            .is_some_and(|t| !searches_trigrams::<D>(t))
         || query.author.is_some()
         || matches!(
             query.sort,
@@ -449,7 +452,7 @@ fn reads_catalog(query: &ListQuery) -> bool {
 /// reads them.
 fn push_listing<D: Dialect>(b: &mut Builder<D>, org: OrgId, query: &ListQuery, now: DateTime<Utc>) {
     b.push("FROM tracked_videos tv ");
-    if reads_catalog(query) {
+    if reads_catalog::<D>(query) {
         b.push("JOIN platform_videos pv ON pv.id = tv.platform_video_id ");
     }
     b.push("WHERE tv.organization_id = ").push_bind(org.0);
@@ -500,16 +503,24 @@ fn push_listing<D: Dialect>(b: &mut Builder<D>, org: OrgId, query: &ListQuery, n
     }
 }
 
-/// Appends the test that the catalog row `pv`'s title holds `text`, in
-/// any case. PostgreSQL answers `LIKE` from the titles' trigram index
-/// (migration 0020). On SQLite a text of three characters or more is first
-/// looked up in the titles' trigram index (FTS5, Unicode case folding),
-/// whose matches are exactly the titles holding it; a shorter one, which
-/// no trigram can find, is compared title by title (ASCII case).
+/// Whether a title search for `text` reads SQLite's trigram table
+/// (migration 0020) rather than the catalog row: a text of three characters
+/// or more, which the table's trigrams find.
+fn searches_trigrams<D: Dialect>(text: &str) -> bool {
+    D::BACKEND == crate::Backend::Sqlite && text.chars().count() >= 3
+}
+
+/// Appends the test that the tracked video `tv`'s title holds `text`, in
+/// any case. PostgreSQL answers `LIKE` on the catalog row `pv` from the
+/// titles' trigram index (migration 0020). On SQLite a text of three
+/// characters or more is looked up in the titles' trigram table (FTS5,
+/// Unicode case folding), whose matches are exactly the titles holding it,
+/// with no catalog row read; a shorter one, which no trigram can find, is
+/// compared on `pv` title by title (ASCII case).
 fn push_title_search<D: Dialect>(b: &mut Builder<D>, text: &str) {
-    if D::BACKEND == crate::Backend::Sqlite && text.chars().count() >= 3 {
+    if searches_trigrams::<D>(text) {
         b.push(
-            " AND pv.id IN (SELECT rowid FROM platform_video_titles
+            " AND tv.platform_video_id IN (SELECT rowid FROM platform_video_titles
                WHERE platform_video_titles MATCH ",
         )
         .push_bind(format!("\"{}\"", text.replace('"', "\"\"")))

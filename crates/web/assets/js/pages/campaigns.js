@@ -1,6 +1,6 @@
 // Campaigns: a campaign and a period; totals compared with the period
-// before, gains per day (bar chart and table), the top videos (the
-// leaderboard of /dashboard/top), per platform and per creator (the grouped
+// before, gains per day (bar chart and table), the top videos and the top
+// creators (the leaderboards of /dashboard/top), per platform (the grouped
 // totals of /dashboard/stats).
 import { get } from '../api.js';
 import { h, clear, fill, field, select, errorBox, busy, pageHeader, section, nextId } from '../dom.js';
@@ -119,12 +119,12 @@ export default async function campaigns(main, params, query, ctx) {
     await busy(show, async () => {
       try {
         const stats = (group_by, compare) => get('/dashboard/stats', { query: { ...scope, platform: state.platform, group_by, compare } });
-        const top = get('/dashboard/top', { query: { ...scope, platform: state.platform, by: 'video', limit: 10, compare: 'previous_period' } });
-        const [all, byPlatform, byCreator, leaders] = await Promise.all([
+        const top = (by, limit) => get('/dashboard/top', { query: { ...scope, platform: state.platform, by, limit, compare: 'previous_period' } });
+        const [all, byPlatform, creators, leaders] = await Promise.all([
           stats(undefined, 'previous_period'),
           stats('platform'),
-          stats('platform_blogger'),
-          top,
+          top('platform_blogger', 100),
+          top('video', 10),
         ]);
         if (!ctx.isCurrent()) return;
         const flat = (g) => ({ ...g, key: g.group_key });
@@ -157,20 +157,7 @@ export default async function campaigns(main, params, query, ctx) {
               rows: (byPlatform.groups || []).map(flat),
             }),
           ),
-          section(
-            t('campaigns.per_creator'),
-            dataTable({
-              caption: t('campaigns.per_creator'),
-              hideCaption: true,
-              csvName: 'campaign-creators',
-              columns: [
-                { key: 'creator', label: t('videos.col_creator'), header: true, cell: (r) => (r.username ? `@${r.username}` : t('campaigns.unknown_creator')) },
-                { key: 'platform', label: t('filter.platform'), cell: (r) => platformLabel(r.platform) },
-                ...metricCells(),
-              ],
-              rows: (byCreator.groups || []).map(creatorRow),
-            }),
-          ),
+          topCreators(creators.items || []),
         );
       } catch (e) {
         if (ctx.isCurrent()) fill(results, errorBox(e));
@@ -210,6 +197,28 @@ function topVideos(items) {
   );
 }
 
+/** The period's creators (per platform) by views gained, each against the period before. */
+function topCreators(items) {
+  return section(
+    t('campaigns.top_creators'),
+    dataTable({
+      caption: t('campaigns.top_creators'),
+      hideCaption: true,
+      csvName: 'campaign-top-creators',
+      empty: t('campaigns.top_none'),
+      columns: [
+        { key: 'rank', label: t('campaigns.rank'), numeric: true, cell: (r) => num(r.rank) },
+        { key: 'creator', label: t('videos.col_creator'), header: true, cell: (r) => (r.username ? `@${r.username}` : t('campaigns.unknown_creator')) },
+        { key: 'platform', label: t('filter.platform'), cell: (r) => platformLabel(r.platform) },
+        ...metricCells(),
+        { key: 'previous', label: t('campaigns.previous_views'), numeric: true, cell: (r) => num(r.previous && r.previous.views) },
+        { key: 'change', label: t('campaigns.change_views'), numeric: true, cell: (r) => changeText(r.change && r.change.views) },
+      ],
+      rows: items.map((item) => creatorRow({ ...item, group_key: item.key, group_label: item.label })),
+    }),
+  );
+}
+
 function perDay(days) {
   const metricSel = select(METRICS.map((m) => [m, metricLabel(m)]), 'views', { id: 'campaign-metric' });
   const slot = h('div', { class: 'chart-block' });
@@ -242,8 +251,8 @@ function perDay(days) {
 }
 
 /**
- * A row of the per-creator table from a `group_by=platform_blogger` group:
- * its key is `platform:handle`, its label `handle - Platform`.
+ * A row of the creators' table from a `platform_blogger` group: its key is
+ * `platform:handle`, its label `handle - Platform`.
  */
 function creatorRow(g) {
   const platform = g.group_key.split(':')[0];
