@@ -173,3 +173,42 @@ async fn title_search_and_publish_days_follow_the_catalog_for_every_organization
         (ids(&[one, two, "vid00000003"]), 3)
     );
 }
+
+#[rstest]
+#[tokio::test]
+async fn records_by_id_are_the_organizations_own(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (_db, store) = store(backend).await;
+    let (a, b) = (org(&store, Plan::Pro).await, org(&store, Plan::Pro).await);
+    let mine: Vec<_> = track(&store, a, t0(), vec![yt(1), yt(2)])
+        .await
+        .into_iter()
+        .map(|v| v.video_id)
+        .collect();
+    let theirs = track(&store, b, t0(), vec![yt(1)]).await[0].video_id;
+    let mut asked = mine.clone();
+    asked.push(theirs);
+    let mut got: Vec<_> = store
+        .videos_by_id(a, &asked, t0())
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.video_id)
+        .collect();
+    got.sort();
+    let mut expected = mine.clone();
+    expected.sort();
+    assert_eq!(got, expected, "another organization's id is absent");
+    assert!(store.videos_by_id(a, &[], t0()).await.unwrap().is_empty());
+    // Each record is the single read's.
+    for id in mine {
+        let one = store
+            .video(a, &vidpulse_store::VideoLookup::Id(id), t0())
+            .await
+            .unwrap()
+            .unwrap();
+        let listed = store.videos_by_id(a, &[id], t0()).await.unwrap();
+        assert_eq!(listed, vec![one]);
+    }
+}
