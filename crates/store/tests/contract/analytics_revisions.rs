@@ -7,37 +7,22 @@ use std::sync::Arc;
 use chrono::{DateTime, Duration, Utc};
 use rstest::rstest;
 use vidpulse_domain::patch::VideoPatch;
-use vidpulse_domain::{Counters, ObservationSource, OrgId, Plan};
-use vidpulse_store::{Backend, CatalogMeta, RefreshOutcome, RefreshWrite, Store, VideoLookup};
+use vidpulse_domain::{Counters, OrgId, Plan};
+use vidpulse_store::{Backend, CatalogMeta, Store, VideoLookup};
 
-use crate::{org, store, t0, track, yt};
+use crate::{org, save_reads, store, t0, track, yt};
 
-/// Reads the due videos whose external id `only` names, at `at`.
+/// Reads the due video whose external id is `only`, at `at`.
 async fn read(store: &Arc<dyn Store>, at: DateTime<Utc>, only: &str, views: i64) {
-    let due = store
-        .claim_due_videos(at, 100, Duration::minutes(5))
-        .await
-        .unwrap();
-    let writes: Vec<RefreshWrite> = due
-        .iter()
-        .filter(|d| d.external_id == only)
-        .map(|d| RefreshWrite {
-            video_id: d.id,
-            lease_token: d.lease_token,
-            read_at: at,
-            outcome: RefreshOutcome::Observed {
-                counters: Counters {
-                    views: Some(views),
-                    ..Counters::default()
-                },
-                meta: CatalogMeta::default(),
-                source: ObservationSource::Simulated,
-            },
-            next_refresh_at: Some(at + Duration::minutes(30)),
-        })
-        .collect();
-    assert_eq!(writes.len(), 1, "{only} is due");
-    store.save_refreshes(&writes).await.unwrap();
+    let counters = Counters {
+        views: Some(views),
+        ..Counters::default()
+    };
+    let saved = save_reads(store, at, at + Duration::minutes(30), |d| {
+        (d.external_id == only).then(|| (counters, CatalogMeta::default()))
+    })
+    .await;
+    assert_eq!(saved, 1, "{only} is due");
 }
 
 async fn revisions(store: &Arc<dyn Store>, orgs: [OrgId; 2]) -> [i64; 2] {

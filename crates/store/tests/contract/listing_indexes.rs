@@ -7,50 +7,34 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use rstest::rstest;
-use vidpulse_domain::{Counters, ObservationSource, OrgId, Plan};
-use vidpulse_store::{
-    Backend, CatalogMeta, ListQuery, RefreshOutcome, RefreshWrite, SortKey, SortOrder, Store,
-};
+use vidpulse_domain::{Counters, OrgId, Plan};
+use vidpulse_store::{Backend, CatalogMeta, ListQuery, SortKey, SortOrder, Store};
 
-use crate::{org, store, t0, track, yt};
+use crate::{org, save_reads, store, t0, track, yt};
 
-/// Reads every due video at `at`, giving catalog video `n` (of `yt(n)`)
-/// the title and publish time `meta(n)` says.
+/// Reads every due video at `at`, giving each the title and publish time
+/// `meta(external id)` says.
 async fn read_all(
     store: &Arc<dyn Store>,
     at: DateTime<Utc>,
     meta: impl Fn(&str) -> (Option<&'static str>, Option<DateTime<Utc>>),
 ) {
-    let due = store
-        .claim_due_videos(at, 100, Duration::minutes(5))
-        .await
-        .unwrap();
-    assert!(!due.is_empty());
-    let writes: Vec<RefreshWrite> = due
-        .iter()
-        .map(|d| {
-            let (title, published_at) = meta(&d.external_id);
-            RefreshWrite {
-                video_id: d.id,
-                lease_token: d.lease_token,
-                read_at: at,
-                outcome: RefreshOutcome::Observed {
-                    counters: Counters {
-                        views: Some(10),
-                        ..Counters::default()
-                    },
-                    meta: CatalogMeta {
-                        title: title.map(str::to_owned),
-                        published_at,
-                        ..CatalogMeta::default()
-                    },
-                    source: ObservationSource::Simulated,
-                },
-                next_refresh_at: Some(at + Duration::hours(1)),
-            }
-        })
-        .collect();
-    store.save_refreshes(&writes).await.unwrap();
+    let saved = save_reads(store, at, at + Duration::hours(1), |d| {
+        let (title, published_at) = meta(&d.external_id);
+        Some((
+            Counters {
+                views: Some(10),
+                ..Counters::default()
+            },
+            CatalogMeta {
+                title: title.map(str::to_owned),
+                published_at,
+                ..CatalogMeta::default()
+            },
+        ))
+    })
+    .await;
+    assert!(saved > 0);
 }
 
 /// The external ids the listing `query` finds for `org`, in its order,

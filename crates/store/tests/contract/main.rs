@@ -95,3 +95,39 @@ pub fn batch(org: OrgId, now: DateTime<Utc>, videos: Vec<VideoRef>) -> TrackBatc
         account: None,
     }
 }
+
+/// Claims what is due at `at` and saves, for each video `read` answers,
+/// a reading of those counters and catalog fields, next due at `next`;
+/// the videos it passes over stay claimed for their lease.
+pub async fn save_reads(
+    store: &Arc<dyn Store>,
+    at: DateTime<Utc>,
+    next: DateTime<Utc>,
+    read: impl Fn(
+        &vidpulse_store::DueVideo,
+    ) -> Option<(vidpulse_domain::Counters, vidpulse_store::CatalogMeta)>,
+) -> usize {
+    let due = store
+        .claim_due_videos(at, 1000, Duration::minutes(5))
+        .await
+        .unwrap();
+    let writes: Vec<vidpulse_store::RefreshWrite> = due
+        .iter()
+        .filter_map(|d| {
+            let (counters, meta) = read(d)?;
+            Some(vidpulse_store::RefreshWrite {
+                video_id: d.id,
+                lease_token: d.lease_token,
+                read_at: at,
+                outcome: vidpulse_store::RefreshOutcome::Observed {
+                    counters,
+                    meta,
+                    source: vidpulse_domain::ObservationSource::Simulated,
+                },
+                next_refresh_at: Some(next),
+            })
+        })
+        .collect();
+    store.save_refreshes(&writes).await.unwrap();
+    writes.len()
+}

@@ -140,23 +140,34 @@ async fn read_encoded(
     }
 }
 
+/// An app keeping `record_cache_bytes` of records; a Pro organization's
+/// key that tracked [`TIKTOK`] and [`YOUTUBE`] (the track answer), each
+/// read once; another Pro organization's key.
+async fn two_videos_read(
+    backend: Backend,
+    record_cache_bytes: u64,
+) -> (TestApp, String, String, serde_json::Value) {
+    let mut config = crate::helpers::TestConfig::default();
+    config.api.record_cache_bytes = record_cache_bytes;
+    let app = TestApp::spawn_with(backend, config).await;
+    let (_, key) = app.org_with_key(Plan::Pro).await;
+    let (_, other) = app.org_with_key(Plan::Pro).await;
+    let tracked = app.track(&key, &[TIKTOK, YOUTUBE]).await;
+    app.run_worker_until_idle().await;
+    (app, key, other, tracked)
+}
+
 #[rstest]
 #[tokio::test]
 async fn single_reads_are_alike_gzip_or_plain_cached_or_not_and_follow_every_change(
     #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
     #[values(256 << 20, 0)] record_cache_bytes: u64,
 ) {
-    let mut config = crate::helpers::TestConfig::default();
-    config.api.record_cache_bytes = record_cache_bytes;
-    let app = TestApp::spawn_with(backend, config).await;
-    let (_, key) = app.org_with_key(Plan::Pro).await;
-    let (_, other) = app.org_with_key(Plan::Pro).await;
-    let t = app.track(&key, &[TIKTOK, YOUTUBE]).await;
+    let (app, key, other, t) = two_videos_read(backend, record_cache_bytes).await;
     let id = t["data"]["results"][0]["video_id"]
         .as_str()
         .unwrap()
         .to_owned();
-    app.run_worker_until_idle().await;
     let by_id = format!("/v1/videos/by-id/{id}");
     let by_external_id = "/v1/videos/by-external-id/7301234567890123456";
 
@@ -290,13 +301,7 @@ async fn listing_pages_are_alike_gzip_or_plain_kept_or_not_and_follow_every_chan
     #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
     #[values(256 << 20, 0)] record_cache_bytes: u64,
 ) {
-    let mut config = crate::helpers::TestConfig::default();
-    config.api.record_cache_bytes = record_cache_bytes;
-    let app = TestApp::spawn_with(backend, config).await;
-    let (_, key) = app.org_with_key(Plan::Pro).await;
-    let (_, other) = app.org_with_key(Plan::Pro).await;
-    app.track(&key, &[TIKTOK, YOUTUBE]).await;
-    app.run_worker_until_idle().await;
+    let (app, key, other, _) = two_videos_read(backend, record_cache_bytes).await;
     let list = "/v1/videos/stats?limit=10";
     let page = |accept| listing_page(&app, list, &key, accept, record_cache_bytes);
 
