@@ -23,8 +23,11 @@ store and pool, nothing else). wrk (Debian package `wrk`) then drives, for
                                                    as by-id did on average: its
                                                    history makes a record ~46 KB)
   stats        GET /v1/videos/stats?limit=20
+  stats gzip   the same, `Accept-Encoding: gzip`  (the page's kept records spliced in
+                                                   compressed, not inflated)
   totals       GET /v1/analytics/metrics/totals   (30-day window, group_by platform)
   stats campaign GET /v1/videos/stats?limit=20&campaign=Campaign%2007
+  stats campaign gzip the same, `Accept-Encoding: gzip`
   top          GET /v1/analytics/top               (7 days, top 10 videos)
   top creators GET /v1/analytics/top?by=platform_blogger (7 days, top 10)
   track        POST /v1/videos/track              (one new URL per request, 200 API keys
@@ -158,6 +161,18 @@ end
     "stats campaign": LUA_COMMON + r"""
 request = function()
   return wrk.format("GET", "/v1/videos/stats?limit=20&campaign=Campaign%2007", {["Authorization"] = "Bearer " .. keys[1]})
+end
+""",
+    "stats gzip": LUA_COMMON + r"""
+request = function()
+  return wrk.format("GET", "/v1/videos/stats?limit=20",
+                    {["Authorization"] = "Bearer " .. keys[1], ["Accept-Encoding"] = "gzip"})
+end
+""",
+    "stats campaign gzip": LUA_COMMON + r"""
+request = function()
+  return wrk.format("GET", "/v1/videos/stats?limit=20&campaign=Campaign%2007",
+                    {["Authorization"] = "Bearer " .. keys[1], ["Accept-Encoding"] = "gzip"})
 end
 """,
     "top": LUA_COMMON + r"""

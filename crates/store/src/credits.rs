@@ -71,7 +71,7 @@ impl<D: Dialect> CreditStore for SqlStore<D> {
             .bind(c.reason)
             .bind(&c.subject)
             .bind(c.at)
-            .fetch_scalar(&mut *self.read().await?)
+            .fetch_scalar(&mut *self.write().await?)
             .await?)
     }
 
@@ -113,7 +113,7 @@ impl<D: Dialect> CreditStore for SqlStore<D> {
     async fn refund(&self, ledger_id: i64) -> Result<(), StoreError> {
         D::query("DELETE FROM credit_ledger WHERE id = $1")
             .bind(ledger_id)
-            .execute(&mut *self.read().await?)
+            .execute(&mut *self.write().await?)
             .await?;
         Ok(())
     }

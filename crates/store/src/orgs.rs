@@ -199,7 +199,7 @@ impl<D: Dialect> OrgStore for SqlStore<D> {
             .bind(plan.as_str())
             .bind(video_quota)
             .bind(creator_cap)
-            .fetch_optional::<OrgRow>(&mut *self.read().await?)
+            .fetch_optional::<OrgRow>(&mut *self.write().await?)
             .await?
             .map(Organization::try_from)
             .transpose()

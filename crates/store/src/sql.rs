@@ -582,4 +582,12 @@ impl<D: Dialect> SqlStore<D> {
     pub(crate) async fn read(&self) -> Result<sqlx::pool::PoolConnection<D>, StoreError> {
         Ok(self.pool.acquire().await?)
     }
+
+    /// The connection for a write of one statement, outside a transaction.
+    /// On SQLite it is the one writer: writes queue for it in the pool, in
+    /// order, where a write on a read connection would wait for SQLite's
+    /// lock in its busy handler's sleeps (up to 100 ms each).
+    pub(crate) async fn write(&self) -> Result<sqlx::pool::PoolConnection<D>, StoreError> {
+        Ok(self.writer.acquire().await?)
+    }
 }

@@ -319,7 +319,7 @@ impl<D: Dialect> CreatorStore for SqlStore<D> {
         .bind(job_id)
         .bind(lease_token)
         .bind(retry_at)
-        .execute(&mut *self.read().await?)
+        .execute(&mut *self.write().await?)
         .await?;
         Ok(done == 1)
     }

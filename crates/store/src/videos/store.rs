@@ -94,23 +94,29 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
         query: &ListQuery,
         now: DateTime<Utc>,
     ) -> Result<Page<RecordStamp>, StoreError> {
+        // One statement: the page's stamps, each row with the count (an
+        // uncorrelated subquery, computed once); an empty page counts apart.
         let mut page = page_ids::<D>(org, query, now);
+        page.push(" SELECT tv.id, tv.revision, pv.revision, (");
+        push_count(&mut page, org, query, now);
         page.push(&format!(
-            " SELECT tv.id, tv.revision, pv.revision
-                 FROM page JOIN tracked_videos tv ON tv.id = page.page_id
+            ") FROM page JOIN tracked_videos tv ON tv.id = page.page_id
                  JOIN platform_videos pv ON pv.id = tv.platform_video_id
                  ORDER BY {order}",
             order = list_order(query, "page.page_gain"),
         ));
         let mut conn = self.read().await?;
-        let items = page
-            .build()
-            .fetch_all::<(Uuid, i64, i64)>(&mut conn)
-            .await?
+        let rows: Vec<(Uuid, i64, i64, i64)> = page.build().fetch_all(&mut conn).await?;
+        let total = match rows.first() {
+            Some(&(_, _, _, total)) => total,
+            None => count_listing::<D>(&mut conn, org, query, now).await?,
+        };
+        let items = rows
             .into_iter()
-            .map(RecordStamp::from)
+            .map(|(id, revision, catalog_revision, _)| {
+                RecordStamp::from((id, revision, catalog_revision))
+            })
             .collect();
-        let total = count_listing::<D>(&mut conn, org, query, now).await?;
         Ok(Page { items, total })
     }
 
@@ -414,21 +420,26 @@ async fn count_listing<D: Dialect>(
     query: &ListQuery,
     now: DateTime<Utc>,
 ) -> Result<i64, StoreError> {
+    let mut count = Builder::<D>::new("");
+    push_count(&mut count, org, query, now);
+    count.build().fetch_scalar(conn).await
+}
+
+/// Appends the `SELECT` counting the organization's videos the listing's
+/// filters match.
+fn push_count<D: Dialect>(b: &mut Builder<D>, org: OrgId, query: &ListQuery, now: DateTime<Utc>) {
     if query.is_unfiltered() {
         // The quota's day counts (migration 0009, kept by triggers) add up
         // to every tracked video of the organization: a few hundred rows
         // at most, instead of every video.
-        D::query(
+        b.push(
             "SELECT CAST(coalesce(sum(videos), 0) AS BIGINT) FROM tracked_video_ends
-             WHERE organization_id = $1",
+             WHERE organization_id = ",
         )
-        .bind(org.0)
-        .fetch_scalar(conn)
-        .await
+        .push_bind(org.0);
     } else {
-        let mut count = Builder::<D>::new("SELECT count(*) ");
-        push_listing(&mut count, org, query, now);
-        count.build().fetch_scalar(conn).await
+        b.push("SELECT count(*) ");
+        push_listing(b, org, query, now);
     }
 }
 
