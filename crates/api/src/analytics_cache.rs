@@ -1,5 +1,6 @@
-//! The analytics cache: totals and increments as this API node computed
-//! them from the rollup, kept under the organization's analytics revision.
+//! The analytics cache: totals (grouped) and increments as this API node
+//! computed them from the rollup, kept under the organization's analytics
+//! revision.
 //!
 //! A totals read sums the window's rollup cells (some 2,000 rows for 30
 //! days of a busy organization, a millisecond or more), and the same
@@ -14,55 +15,111 @@
 use std::sync::Arc;
 
 use moka::sync::Cache;
-use vidpulse_domain::OrgId;
-use vidpulse_domain::analytics::AnalyticsQuery;
+use vidpulse_domain::analytics::{AnalyticsQuery, GroupBy, GroupMetrics, Metrics, into_groups};
+use vidpulse_domain::{OrgId, Platform};
 use vidpulse_store::analytics::reads_rollup;
 use vidpulse_store::{AnalyticsRow, Store, StoreError};
 
-/// Which answer an entry is: the organization, the question, and whether
-/// it asks for increments (else totals).
-type Key = (OrgId, AnalyticsQuery, bool);
+/// Which answer an entry is: the organization and the question.
+type Key = (OrgId, AnalyticsQuery);
 
-/// Rows kept under the revision they were computed at (or after).
+/// An answer kept under the revision it was computed at (or after).
 #[derive(Debug)]
-struct Kept {
+struct Kept<T> {
     revision: i64,
-    rows: Vec<AnalyticsRow>,
+    answer: Arc<T>,
 }
 
-/// The most bytes the kept rows take, roughly.
-const CAPACITY_BYTES: u64 = 64 << 20;
+/// The totals of a question: their sum and their groups.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupedTotals {
+    /// The sum over every group.
+    pub total: Metrics,
+    /// The groups, most views first (then by key); none for `group_by=none`.
+    pub groups: Vec<GroupMetrics>,
+}
 
-/// Bytes a kept row costs, roughly (its strings and five counters).
+impl GroupedTotals {
+    /// The totals' rows grouped by `group_by`'s key (several rows may share
+    /// one: spellings of a creator, a creator on several platforms).
+    pub fn of(group_by: GroupBy, rows: &[AnalyticsRow]) -> Self {
+        let groups = into_groups(rows.iter().map(|r| {
+            let (key, label) = row_key(group_by, r);
+            (key, label, r.metrics)
+        }));
+        let mut total = Metrics::default();
+        for g in &groups {
+            total += g.metrics;
+        }
+        Self {
+            total,
+            groups: if group_by == GroupBy::None {
+                Vec::new()
+            } else {
+                groups
+            },
+        }
+    }
+}
+
+/// The group key and label of an analytics row under `group_by`.
+pub fn row_key(group_by: GroupBy, r: &AnalyticsRow) -> (String, String) {
+    group_by
+        .key_of(
+            r.platform.unwrap_or(Platform::TikTok),
+            r.author.as_deref(),
+            r.campaign.as_deref(),
+        )
+        .unwrap_or_else(|| ("total".to_owned(), "Total".to_owned()))
+}
+
+/// The most bytes each kind of kept answers takes, roughly.
+const CAPACITY_BYTES: u64 = 32 << 20;
+
+/// Bytes a kept row or group costs, roughly (its strings and five counters).
 const ROW_BYTES: usize = 160;
 
-/// The kept answers, bounded by their size.
+/// A cache of answers of one kind, bounded by their size (`rows` counts
+/// an answer's rows).
+fn bounded<T: Send + Sync + 'static>(rows: fn(&T) -> usize) -> Cache<Key, Arc<Kept<T>>> {
+    Cache::builder()
+        .max_capacity(CAPACITY_BYTES)
+        .weigher(move |_: &Key, kept: &Arc<Kept<T>>| {
+            u32::try_from(256 + rows(&kept.answer) * ROW_BYTES).unwrap_or(u32::MAX)
+        })
+        .build()
+}
+
+/// The kept answers: totals grouped, increments as rows.
 #[derive(Debug, Clone)]
-pub struct AnalyticsCache(Cache<Key, Arc<Kept>>);
+pub struct AnalyticsCache {
+    totals: Cache<Key, Arc<Kept<GroupedTotals>>>,
+    increments: Cache<Key, Arc<Kept<Vec<AnalyticsRow>>>>,
+}
 
 impl Default for AnalyticsCache {
     fn default() -> Self {
-        Self(
-            Cache::builder()
-                .max_capacity(CAPACITY_BYTES)
-                .weigher(|_: &Key, kept: &Arc<Kept>| {
-                    u32::try_from(256 + kept.rows.len() * ROW_BYTES).unwrap_or(u32::MAX)
-                })
-                .build(),
-        )
+        Self {
+            totals: bounded(|t: &GroupedTotals| t.groups.len()),
+            increments: bounded(Vec::len),
+        }
     }
 }
 
 impl AnalyticsCache {
-    /// The totals of `query` for `org`
-    /// (`AnalyticsStore::analytics_totals`), kept or computed.
+    /// The totals of `query` for `org` (`AnalyticsStore::analytics_totals`),
+    /// grouped, kept or computed.
     pub async fn totals(
         &self,
         store: &dyn Store,
         org: OrgId,
         query: &AnalyticsQuery,
-    ) -> Result<Vec<AnalyticsRow>, StoreError> {
-        self.rows(store, org, query, false).await
+    ) -> Result<Arc<GroupedTotals>, StoreError> {
+        kept_or_computed(&self.totals, store, org, query, || async {
+            let rows = store.analytics_totals(org, query).await?;
+            Ok(GroupedTotals::of(query.group_by, &rows))
+        })
+        .await
     }
 
     /// The increments of `query` for `org`
@@ -72,44 +129,48 @@ impl AnalyticsCache {
         store: &dyn Store,
         org: OrgId,
         query: &AnalyticsQuery,
-    ) -> Result<Vec<AnalyticsRow>, StoreError> {
-        self.rows(store, org, query, true).await
+    ) -> Result<Arc<Vec<AnalyticsRow>>, StoreError> {
+        kept_or_computed(&self.increments, store, org, query, || {
+            store.analytics_increments(org, query)
+        })
+        .await
     }
+}
 
-    async fn rows(
-        &self,
-        store: &dyn Store,
-        org: OrgId,
-        query: &AnalyticsQuery,
-        increments: bool,
-    ) -> Result<Vec<AnalyticsRow>, StoreError> {
-        let compute = || async {
-            if increments {
-                store.analytics_increments(org, query).await
-            } else {
-                store.analytics_totals(org, query).await
-            }
-        };
-        if !reads_rollup(query) {
-            return compute().await;
-        }
-        // The revision first: rows computed after it are at least as new,
-        // so they never pass for a revision they are older than.
-        let revision = store.analytics_revision(org).await?;
-        let key = (org, query.clone(), increments);
-        if let Some(kept) = self.0.get(&key)
-            && kept.revision == revision
-        {
-            return Ok(kept.rows.clone());
-        }
-        let rows = compute().await?;
-        self.0.insert(
-            key,
-            Arc::new(Kept {
-                revision,
-                rows: rows.clone(),
-            }),
-        );
-        Ok(rows)
+/// The answer `cache` keeps for `query` while the organization's analytics
+/// revision holds, else `compute`'s (kept); a question the rollup does not
+/// answer alone is always computed.
+async fn kept_or_computed<T, F, Fut>(
+    cache: &Cache<Key, Arc<Kept<T>>>,
+    store: &dyn Store,
+    org: OrgId,
+    query: &AnalyticsQuery,
+    compute: F,
+) -> Result<Arc<T>, StoreError>
+where
+    T: Send + Sync + 'static,
+    F: FnOnce() -> Fut,
+    Fut: std::future::Future<Output = Result<T, StoreError>>,
+{
+    if !reads_rollup(query) {
+        return compute().await.map(Arc::new);
     }
+    // The revision first: an answer computed after it is at least as new,
+    // so it never passes for a revision it is older than.
+    let revision = store.analytics_revision(org).await?;
+    let key = (org, query.clone());
+    if let Some(kept) = cache.get(&key)
+        && kept.revision == revision
+    {
+        return Ok(kept.answer.clone());
+    }
+    let answer = Arc::new(compute().await?);
+    cache.insert(
+        key,
+        Arc::new(Kept {
+            revision,
+            answer: answer.clone(),
+        }),
+    );
+    Ok(answer)
 }

@@ -306,6 +306,7 @@ async fn organization_stats(
         .analytics
         .increments(&*app.store, auth.org, &query)
         .await?
+        .iter()
     {
         if let Some(day) = row.day {
             *days.entry(day).or_default() += row.metrics;

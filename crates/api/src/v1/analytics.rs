@@ -21,8 +21,9 @@ use vidpulse_domain::analytics::{
 };
 use vidpulse_domain::names::{Handle, handle_key};
 use vidpulse_domain::{OrgId, Platform};
-use vidpulse_store::{AnalyticsRow, Charge};
+use vidpulse_store::Charge;
 
+use crate::analytics_cache::{GroupedTotals, row_key};
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
@@ -453,52 +454,28 @@ pub(crate) async fn totals_over(
         window,
         ..query.clone()
     };
-    let rows = app.analytics.totals(&*app.store, org, &earlier).await?;
-    let (total, groups) = totals_of(query.group_by, &rows);
-    let by_key = groups
-        .into_iter()
-        .map(|g| (g.group_key, g.metrics.into()))
+    let grouped = app.analytics.totals(&*app.store, org, &earlier).await?;
+    let by_key = grouped
+        .groups
+        .iter()
+        .map(|g| (g.key.clone(), g.metrics))
         .collect();
-    Ok((total, by_key))
+    Ok((grouped.total, by_key))
 }
 
-/// The sum of a totals query's rows, and its groups (most views first;
-/// none for `group_by=none`).
-pub(crate) fn totals_of(group_by: GroupBy, rows: &[AnalyticsRow]) -> (Metrics, Vec<TotalsGroup>) {
-    let groups = into_groups(rows.iter().map(|r| {
-        let (k, l) = key_of(group_by, r);
-        (k, l, r.metrics)
-    }));
-    let mut total = Metrics::default();
-    for g in &groups {
-        total += g.metrics;
-    }
-    let groups = if group_by == GroupBy::None {
-        Vec::new()
-    } else {
-        groups
-            .into_iter()
-            .map(|g| TotalsGroup {
-                group_key: g.key,
-                group_label: g.label,
-                metrics: g.metrics.into(),
-                previous: None,
-                change: None,
-            })
-            .collect()
-    };
-    (total, groups)
-}
-
-/// The group key and label of a row.
-fn key_of(group_by: GroupBy, r: &AnalyticsRow) -> (String, String) {
-    group_by
-        .key_of(
-            r.platform.unwrap_or(Platform::TikTok),
-            r.author.as_deref(),
-            r.campaign.as_deref(),
-        )
-        .unwrap_or_else(|| ("total".to_owned(), "Total".to_owned()))
+/// A totals answer's groups from kept grouped totals.
+pub(crate) fn totals_groups(grouped: &GroupedTotals) -> Vec<TotalsGroup> {
+    grouped
+        .groups
+        .iter()
+        .map(|g| TotalsGroup {
+            group_key: g.key.clone(),
+            group_label: g.label.clone(),
+            metrics: g.metrics.into(),
+            previous: None,
+            change: None,
+        })
+        .collect()
 }
 
 /// Charges the call's credit; the analysis is done, so only a store failure stops it.
@@ -569,8 +546,8 @@ pub(crate) async fn totals_data(
     query: &AnalyticsQuery,
     compare: &Compare,
 ) -> Result<TotalsData, ApiError> {
-    let rows = app.analytics.totals(&*app.store, org, query).await?;
-    let (total, mut groups) = totals_of(query.group_by, &rows);
+    let grouped = app.analytics.totals(&*app.store, org, query).await?;
+    let (total, mut groups) = (grouped.total, totals_groups(&grouped));
     let mut data = TotalsData {
         group_by_dimension: query.group_by.as_str(),
         from: query.window.from,
@@ -622,9 +599,9 @@ async fn increments(
         .increments(&*app.store, auth.org.id, &query)
         .await?;
     let mut days: BTreeMap<NaiveDate, Vec<(String, String, Metrics)>> = BTreeMap::new();
-    for r in &rows {
+    for r in rows.iter() {
         if let Some(day) = r.day {
-            let (k, l) = key_of(query.group_by, r);
+            let (k, l) = row_key(query.group_by, r);
             days.entry(day).or_default().push((k, l, r.metrics));
         }
     }

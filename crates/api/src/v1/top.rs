@@ -14,7 +14,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
-use vidpulse_domain::analytics::{AnalyticsQuery, GroupBy, Metric, Metrics};
+use vidpulse_domain::analytics::{AnalyticsQuery, GroupBy, GroupMetrics, Metric, Metrics};
 use vidpulse_domain::{OrgId, VideoId};
 use vidpulse_store::{TopVideo, TopVideosQuery};
 
@@ -25,7 +25,7 @@ use crate::extract::Query;
 use crate::input::{Bounded, Fault, Input, Refusals, text, text_unless_empty};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::analytics::{AnalyticsParams, MetricsView, charge, totals_of, totals_over};
+use crate::v1::analytics::{AnalyticsParams, MetricsView, charge, totals_over};
 use crate::v1::compare::{ChangeView, Compare, PeriodView};
 
 /// The leaderboard's route.
@@ -369,19 +369,20 @@ async fn top_groups(
     limit: i64,
     previous: Option<vidpulse_domain::analytics::DateRange>,
 ) -> Result<Vec<TopItem>, ApiError> {
-    let rows = app.analytics.totals(&*app.store, org, query).await?;
-    let (_, mut groups) = totals_of(query.group_by, &rows);
-    groups.sort_by(|a, b| {
-        Metrics::from(b.metrics)
+    let grouped = app.analytics.totals(&*app.store, org, query).await?;
+    // The kept groups ranked by reference; only the top ones are copied.
+    let mut ranked: Vec<&GroupMetrics> = grouped.groups.iter().collect();
+    ranked.sort_by(|a, b| {
+        b.metrics
             .get(metric)
-            .cmp(&Metrics::from(a.metrics).get(metric))
-            .then_with(|| a.group_key.cmp(&b.group_key))
+            .cmp(&a.metrics.get(metric))
+            .then_with(|| a.key.cmp(&b.key))
     });
-    groups.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
-    let mut items: Vec<TopItem> = groups
+    ranked.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    let mut items: Vec<TopItem> = ranked
         .into_iter()
         .enumerate()
-        .map(|(i, g)| TopItem::group(i + 1, g.group_key, g.group_label, g.metrics.into()))
+        .map(|(i, g)| TopItem::group(i + 1, g.key.clone(), g.label.clone(), g.metrics))
         .collect();
     if let Some(window) = previous {
         let (_, before) = totals_over(app, org, query, window).await?;
