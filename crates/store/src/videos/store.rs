@@ -402,14 +402,16 @@ fn page_ids<D: Dialect>(org: OrgId, query: &ListQuery, now: DateTime<Utc>) -> Bu
     }
     page.push(" ");
     push_listing(&mut page, org, query, now);
+    // The page's bounds are written as numbers, not bound: PostgreSQL can
+    // then plan a prepared listing once (a generic plan) where an unknown
+    // LIMIT kept it planning every execution anew (0.25 ms of planning for
+    // 0.1 ms of work on the unfiltered page).
     page.push(&format!(
-        " ORDER BY {} LIMIT ",
-        list_order(query, "page_gain")
-    ))
-    .push_bind(query.limit)
-    .push(" OFFSET ")
-    .push_bind(query.offset)
-    .push(")");
+        " ORDER BY {order} LIMIT {limit} OFFSET {offset})",
+        order = list_order(query, "page_gain"),
+        limit = query.limit,
+        offset = query.offset,
+    ));
     page
 }
 
