@@ -140,6 +140,19 @@ async fn read_encoded(
     }
 }
 
+/// Deletes the tracked video `id` in the database itself, as an operator's
+/// cleanup would: no cache is told.
+async fn delete_behind_the_stores_back(app: &TestApp, backend: Backend, id: &str) {
+    let simple = uuid::Uuid::parse_str(id).unwrap().simple().to_string();
+    let id_sql = match backend {
+        Backend::Sqlite => format!("id = x'{simple}'"),
+        Backend::Postgres => format!("id = '{id}'"),
+    };
+    vidpulse_store::testing::delete_tracked_videos(&app.db.url, &id_sql)
+        .await
+        .unwrap();
+}
+
 /// An app keeping `record_cache_bytes` of records; a Pro organization's
 /// key that tracked [`TIKTOK`] and [`YOUTUBE`] (the track answer), each
 /// read once; another Pro organization's key.
@@ -251,14 +264,7 @@ async fn single_reads_are_alike_gzip_or_plain_cached_or_not_and_follow_every_cha
         assert_video_not_found(&read_encoded(&app, &by_id, &other, accept).await);
         assert_video_not_found(&read_encoded(&app, by_external_id, &other, accept).await);
     }
-    let simple = uuid::Uuid::parse_str(&id).unwrap().simple().to_string();
-    let id_sql = match backend {
-        Backend::Sqlite => format!("id = x'{simple}'"),
-        Backend::Postgres => format!("id = '{id}'"),
-    };
-    vidpulse_store::testing::delete_tracked_videos(&app.db.url, &id_sql)
-        .await
-        .unwrap();
+    delete_behind_the_stores_back(&app, backend, &id).await;
     for accept in [None, Some("gzip")] {
         assert_video_not_found(&read_encoded(&app, &by_id, &key, accept).await);
     }
@@ -384,14 +390,7 @@ async fn listing_pages_are_alike_gzip_or_plain_kept_or_not_and_follow_every_chan
         assert_eq!(theirs, serde_json::json!([]));
         assert_eq!(pagination["total"], 0);
     }
-    let simple = uuid::Uuid::parse_str(&id).unwrap().simple().to_string();
-    let id_sql = match backend {
-        Backend::Sqlite => format!("id = x'{simple}'"),
-        Backend::Postgres => format!("id = '{id}'"),
-    };
-    vidpulse_store::testing::delete_tracked_videos(&app.db.url, &id_sql)
-        .await
-        .unwrap();
+    delete_behind_the_stores_back(&app, backend, &id).await;
     for accept in [None, Some("gzip")] {
         let (now, pagination) = page(accept).await;
         assert_eq!(now.as_array().unwrap().len(), 1, "{accept:?}");
