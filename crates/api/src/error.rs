@@ -79,6 +79,13 @@ pub enum ErrorCode {
     JobTimeout,
     /// The platform has no such account.
     PlatformNotFound,
+    /// A manual refresh asked again within the cooldown, or while a read of
+    /// the video is under way.
+    RefreshTooSoon,
+    /// A manual refresh of a video whose tracking window has ended.
+    TrackingEnded,
+    /// A manual refresh of a video the platform reports removed or private.
+    VideoUnavailable,
 }
 
 impl ErrorCode {
@@ -117,6 +124,9 @@ impl ErrorCode {
             ErrorCode::BloggerNotTracked => "BLOGGER_NOT_TRACKED",
             ErrorCode::JobTimeout => "JOB_TIMEOUT",
             ErrorCode::PlatformNotFound => "PLATFORM_NOT_FOUND",
+            ErrorCode::RefreshTooSoon => "REFRESH_TOO_SOON",
+            ErrorCode::TrackingEnded => "TRACKING_ENDED",
+            ErrorCode::VideoUnavailable => "VIDEO_UNAVAILABLE",
         }
     }
 }

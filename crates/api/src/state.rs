@@ -48,6 +48,9 @@ pub struct ApiConfig {
     /// Most bytes of compressed video histories kept for single video
     /// reads (0 keeps none).
     pub record_cache_bytes: u64,
+    /// How long one read of a video answers every manual refresh of it
+    /// (and how long an organization waits between two of its own).
+    pub refresh_cooldown: Duration,
     /// How slow clients are cut off.
     pub connections: ConnectionLimits,
 }
@@ -90,6 +93,7 @@ impl Default for ApiConfig {
             files_dir: std::path::PathBuf::from("data/files"),
             public_url: "http://127.0.0.1:8080".into(),
             record_cache_bytes: 256 << 20,
+            refresh_cooldown: Duration::minutes(5),
             connections: ConnectionLimits::default(),
         }
     }

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use vidpulse_domain::{ApiKeyId, OrgId};
 
 use crate::StoreError;
-use crate::sql::{Dialect, SqlStore, lock_org};
+use crate::sql::{Dialect, SqlStore, Tx, lock_org};
 
 /// One charge to write.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,6 +60,23 @@ const INSERT: &str = "INSERT INTO credit_ledger
     (organization_id, api_key_id, request_id, amount, reason, subject, created_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id";
 
+/// Writes charge `c` inside the caller's transaction; the ledger row's id.
+pub(crate) async fn insert_charge<D: Dialect>(
+    tx: &mut Tx<D>,
+    c: &Charge,
+) -> Result<i64, StoreError> {
+    D::query(INSERT)
+        .bind(c.organization_id.0)
+        .bind(c.api_key_id.map(|k| k.0))
+        .bind(&c.request_id)
+        .bind(c.amount)
+        .bind(c.reason)
+        .bind(&c.subject)
+        .bind(c.at)
+        .fetch_scalar(&mut **tx)
+        .await
+}
+
 #[async_trait]
 impl<D: Dialect> CreditStore for SqlStore<D> {
     async fn charge(&self, c: &Charge) -> Result<i64, StoreError> {
@@ -96,16 +113,7 @@ impl<D: Dialect> CreditStore for SqlStore<D> {
         if used >= cap {
             return Ok(CappedCharge::CapReached(used));
         }
-        let id: i64 = D::query(INSERT)
-            .bind(c.organization_id.0)
-            .bind(c.api_key_id.map(|k| k.0))
-            .bind(&c.request_id)
-            .bind(c.amount)
-            .bind(c.reason)
-            .bind(&c.subject)
-            .bind(c.at)
-            .fetch_scalar(&mut *tx)
-            .await?;
+        let id = insert_charge(&mut tx, c).await?;
         tx.commit().await?;
         Ok(CappedCharge::Charged(id))
     }

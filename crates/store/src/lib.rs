@@ -18,6 +18,7 @@ pub mod credits;
 mod error;
 pub mod import;
 pub mod invites;
+pub mod manual_refresh;
 pub mod ops;
 pub mod orgs;
 mod postgres;
@@ -48,6 +49,7 @@ pub use credits::{CappedCharge, Charge, CreditStore};
 pub use error::StoreError;
 pub use import::{ImportOutcome, ImportRow, ImportStore};
 pub use invites::{AcceptOutcome, DeclineOutcome, Invitation, InviteResult, InviteStore};
+pub use manual_refresh::{ManualRead, RefreshAsk};
 pub use ops::{Housekeeping, OpsStore, QueueStats};
 pub use orgs::{ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization};
 pub use refresh::{CatalogMeta, DueVideo, RefreshOutcome, RefreshStore, RefreshWrite};
@@ -56,8 +58,8 @@ pub use usage::{UsageDay, UsageDelta, UsageStore};
 pub use users::{Member, MemberChange, Membership, OrgSettings, User, UserStore};
 pub use videos::{
     ListQuery, Page, PatchOutcome, QuotaPolicy, RecordStamp, SortKey, SortOrder, StatusFilter,
-    TagsResult, TopVideo, TopVideosQuery, TrackBatch, TrackOutcome, TrackedVideo, VideoLookup,
-    VideoRecord, VideoState, VideoStore,
+    TagsResult, TopVideo, TopVideosQuery, TrackBatch, TrackOutcome, TrackedVideo, Untracked,
+    VideoLookup, VideoRecord, VideoState, VideoStore,
 };
 
 /// Which database a store runs on.

@@ -11,13 +11,16 @@ use std::collections::BTreeMap;
 
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
-use vidpulse_domain::{Counters, ObservationSource, Platform};
+use vidpulse_domain::{Counters, ObservationSource, OrgId, Platform};
 
 use crate::StoreError;
 use crate::closes::{self, Owner, Reading};
+use crate::credits::Charge;
+use crate::manual_refresh::{self, ManualRead, RefreshAsk};
 use crate::rollup::{self, Scope, relink_sql};
 use crate::rows::DueRow;
 use crate::sql::{Conn, Dialect, SqlStore, Tx};
+use crate::videos::VideoLookup;
 
 /// A catalog video due for a read, claimed by one worker.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -152,6 +155,30 @@ pub trait RefreshStore {
 
     /// The earliest scheduled read, claimed or not.
     async fn next_refresh_due(&self) -> Result<Option<DateTime<Utc>>, StoreError>;
+
+    /// An organization asks to read its video `video` now: answered by a
+    /// read of the last `cooldown`, refused when the organization asked
+    /// within it already, or the video claimed for `lease` to read it
+    /// ([`RefreshAsk`]).
+    async fn ask_refresh(
+        &self,
+        org: OrgId,
+        video: &VideoLookup,
+        now: DateTime<Utc>,
+        cooldown: Duration,
+        lease: Duration,
+    ) -> Result<RefreshAsk, StoreError>;
+
+    /// Saves what a manual read produced, in one transaction: a reading is
+    /// saved like a scheduled one (its next read left where it was), the
+    /// ask recorded and `charge` written; a failure only frees the claim.
+    /// Whether a reading or a removal was saved (the claim still held).
+    async fn save_manual_refresh(
+        &self,
+        read: &ManualRead,
+        write: &RefreshWrite,
+        charge: &Charge,
+    ) -> Result<bool, StoreError>;
 }
 
 /// The author of a video whose lease is still held (see [`observed_scope`]).
@@ -216,10 +243,33 @@ impl<D: Dialect> RefreshStore for SqlStore<D> {
         .fetch_scalar_optional(&mut *self.read().await?)
         .await?)
     }
+
+    async fn ask_refresh(
+        &self,
+        org: OrgId,
+        video: &VideoLookup,
+        now: DateTime<Utc>,
+        cooldown: Duration,
+        lease: Duration,
+    ) -> Result<RefreshAsk, StoreError> {
+        manual_refresh::ask(self, org, video, now, cooldown, lease).await
+    }
+
+    async fn save_manual_refresh(
+        &self,
+        read: &ManualRead,
+        write: &RefreshWrite,
+        charge: &Charge,
+    ) -> Result<bool, StoreError> {
+        manual_refresh::save(self, read, write, charge).await
+    }
 }
 
 /// Saves one read if its lease still holds; returns whether it did.
-async fn save_one<D: Dialect>(tx: &mut Tx<D>, w: &RefreshWrite) -> Result<bool, StoreError> {
+pub(crate) async fn save_one<D: Dialect>(
+    tx: &mut Tx<D>,
+    w: &RefreshWrite,
+) -> Result<bool, StoreError> {
     // A tracking that started after this read began needs a read of its own:
     // schedule it at once instead of at the computed time.
     const NEXT: &str = "next_refresh_at = CASE WHEN gone_at IS NOT NULL THEN NULL

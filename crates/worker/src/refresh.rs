@@ -12,7 +12,7 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use vidpulse_domain::schedule::{RefreshSchedule, retry_after_failure};
 use vidpulse_domain::{Clock, Platform};
-use vidpulse_platforms::{ReadOutcome, Source, SourceError, VideoSnapshot};
+use vidpulse_platforms::{ReadOutcome, Source, SourceError};
 use vidpulse_store::{CatalogMeta, DueVideo, RefreshOutcome, RefreshWrite, Store, StoreError};
 
 use crate::Tick;
@@ -164,21 +164,14 @@ fn write_for(
     outcome: ReadOutcome,
 ) -> RefreshWrite {
     let regular = schedule.next_after(video.tracking_started_at, video.refresh_until, read_at);
-    let (outcome, next) = match outcome {
-        ReadOutcome::Found(snapshot) => (observed(snapshot), regular),
-        ReadOutcome::Gone { reason } => (RefreshOutcome::Gone { reason }, None),
-        ReadOutcome::Failed(error) => {
-            let next = regular.map(|regular_at| {
-                read_at + retry_after_failure(video.failures + 1, regular_at - read_at)
-            });
-            (
-                RefreshOutcome::Failed {
-                    error: error.to_string(),
-                },
-                next,
-            )
-        }
+    let next = match &outcome {
+        ReadOutcome::Found(_) => regular,
+        ReadOutcome::Gone { .. } => None,
+        ReadOutcome::Failed(_) => regular.map(|regular_at| {
+            read_at + retry_after_failure(video.failures + 1, regular_at - read_at)
+        }),
     };
+    let outcome = outcome_of(outcome);
     RefreshWrite {
         video_id: video.id,
         lease_token: video.lease_token,
@@ -188,18 +181,26 @@ fn write_for(
     }
 }
 
-fn observed(s: VideoSnapshot) -> RefreshOutcome {
-    RefreshOutcome::Observed {
-        counters: s.counters,
-        meta: CatalogMeta {
-            title: s.meta.title,
-            thumbnail_url: s.meta.thumbnail_url,
-            author_username: s.meta.author_username,
-            author_display_name: s.meta.author_display_name,
-            published_at: s.meta.published_at,
-            canonical_url: s.meta.canonical_url,
+/// What a platform's answer about one video saves: counters and metadata,
+/// a removal, or a failure.
+pub fn outcome_of(outcome: ReadOutcome) -> RefreshOutcome {
+    match outcome {
+        ReadOutcome::Found(s) => RefreshOutcome::Observed {
+            counters: s.counters,
+            meta: CatalogMeta {
+                title: s.meta.title,
+                thumbnail_url: s.meta.thumbnail_url,
+                author_username: s.meta.author_username,
+                author_display_name: s.meta.author_display_name,
+                published_at: s.meta.published_at,
+                canonical_url: s.meta.canonical_url,
+            },
+            source: s.source,
         },
-        source: s.source,
+        ReadOutcome::Gone { reason } => RefreshOutcome::Gone { reason },
+        ReadOutcome::Failed(error) => RefreshOutcome::Failed {
+            error: error.to_string(),
+        },
     }
 }
 
@@ -241,7 +242,7 @@ mod tests {
     use chrono::TimeZone;
     use vidpulse_domain::Counters;
     use vidpulse_domain::ObservationSource;
-    use vidpulse_platforms::VideoMeta;
+    use vidpulse_platforms::{VideoMeta, VideoSnapshot};
 
     use super::*;
 

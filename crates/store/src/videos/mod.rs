@@ -496,6 +496,38 @@ pub trait VideoStore {
         patch: &VideoPatch,
         now: DateTime<Utc>,
     ) -> Result<Option<PatchOutcome>, StoreError>;
+
+    /// Applies one validated PATCH to each of the organization's videos
+    /// `videos` names, in one transaction: all or none. The outcomes in the
+    /// order asked (a video named twice is edited once); `Err` with the
+    /// lookups that found no video, and nothing written, when some did not.
+    async fn patch_videos(
+        &self,
+        org: OrgId,
+        videos: &[VideoLookup],
+        patch: &VideoPatch,
+        now: DateTime<Utc>,
+    ) -> Result<Result<Vec<PatchOutcome>, Vec<VideoLookup>>, StoreError>;
+
+    /// Removes the organization's video `video` names, in one transaction:
+    /// its record, notes and tags, the readings it imported and the daily
+    /// closes it saw, so its listing and analytics no longer show it. The
+    /// shared catalog and other organizations' tracking are untouched; the
+    /// quota counts it no more. `None` when there is no such video.
+    async fn untrack_video(
+        &self,
+        org: OrgId,
+        video: &VideoLookup,
+    ) -> Result<Option<Untracked>, StoreError>;
+}
+
+/// A video an organization stopped tracking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Untracked {
+    /// The organization's id it had.
+    pub video_id: VideoId,
+    /// The platform's id.
+    pub external_id: String,
 }
 
 /// How a batch of new videos meets the organization's quota.

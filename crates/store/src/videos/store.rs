@@ -261,78 +261,203 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
         now: DateTime<Utc>,
     ) -> Result<Option<PatchOutcome>, StoreError> {
         let mut tx = self.write_tx().await?;
-        let find = match video {
-            VideoLookup::Id(id) => D::query(
-                "SELECT tv.id, tv.platform_video_id, pv.external_id
-                 FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
-                 WHERE tv.organization_id = $1 AND tv.id = $2",
-            )
-            .bind(org.0)
-            .bind(id.0),
-            VideoLookup::ExternalId(external_id) => D::query(
-                "SELECT tv.id, tv.platform_video_id, pv.external_id
-                 FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
-                 WHERE tv.organization_id = $1 AND pv.external_id = $2
-                 ORDER BY tv.created_at DESC LIMIT 1",
-            )
-            .bind(org.0)
-            .bind(external_id.as_str()),
-        };
-        let Some((video_id, catalog_id, external_id)): Option<(Uuid, i64, String)> =
-            find.fetch_optional(&mut *tx).await?
-        else {
+        let Some(found) = find_video(&mut tx, org, video).await? else {
             return Ok(None);
         };
-        // A new campaign moves the video's analytics to another cell.
-        let scope = match patch.campaign {
-            Some(_) => Scope::tracked_by(org.0, [catalog_id]),
-            None => Scope::default(),
-        };
-        let before = rollup::shares(&mut tx, &scope).await?;
-        D::query(AssertSqlSafe(format!(
-            "UPDATE tracked_videos SET
-               notes = CASE WHEN $2 THEN {notes} ELSE notes END,
-               budget = CASE WHEN $4 THEN {budget} ELSE budget END,
-               campaign = CASE WHEN $6 THEN {campaign} ELSE campaign END,
-               video_status = coalesce({video_status}, video_status),
-               workflow_status = coalesce({workflow_status}, workflow_status),
-               ecpm = CASE WHEN $10 THEN {ecpm} ELSE ecpm END,
-               updated_at = $12
-             WHERE id = $1",
-            notes = D::typed("$3", "text"),
-            budget = D::typed("$5", "bigint"),
-            campaign = D::typed("$7", "text"),
-            video_status = D::typed("$8", "text"),
-            workflow_status = D::typed("$9", "text"),
-            ecpm = D::typed("$11", "float8"),
-        )))
-        .bind(video_id)
-        .bind(patch.notes.is_some())
-        .bind(patch.notes.clone().flatten())
-        .bind(patch.budget.is_some())
-        .bind(patch.budget.flatten())
-        .bind(patch.campaign.is_some())
-        .bind(patch.campaign.clone().flatten())
-        .bind(patch.video_status.map(|s| s.as_str()))
-        .bind(patch.status.map(|s| s.as_str()))
-        .bind(patch.ecpm.is_some())
-        .bind(patch.ecpm.flatten())
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        rollup::settle(&mut tx, &scope, before).await?;
-        let tags = match &patch.tags {
-            Some(names) => Some(attach_tags(&mut tx, org, video_id, names, now).await?),
-            None => None,
-        };
+        let outcome = patch_in(&mut tx, org, found, patch, now).await?;
         tx.commit().await?;
-        Ok(Some(PatchOutcome {
-            video_id: VideoId(video_id),
-            external_id,
-            updated_fields: patch.written_columns(),
-            tags,
+        Ok(Some(outcome))
+    }
+
+    async fn patch_videos(
+        &self,
+        org: OrgId,
+        videos: &[VideoLookup],
+        patch: &VideoPatch,
+        now: DateTime<Utc>,
+    ) -> Result<Result<Vec<PatchOutcome>, Vec<VideoLookup>>, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let mut found = Vec::with_capacity(videos.len());
+        let mut missing = Vec::new();
+        for lookup in videos {
+            match find_video(&mut tx, org, lookup).await? {
+                Some(video) => found.push(video),
+                None => missing.push(lookup.clone()),
+            }
+        }
+        if !missing.is_empty() {
+            return Ok(Err(missing));
+        }
+        // Two lookups of one video (its id and its external id) edit it once.
+        let mut seen = std::collections::HashSet::new();
+        found.retain(|v| seen.insert(v.id));
+        let mut outcomes = Vec::with_capacity(found.len());
+        for video in found {
+            outcomes.push(patch_in(&mut tx, org, video, patch, now).await?);
+        }
+        tx.commit().await?;
+        Ok(Ok(outcomes))
+    }
+
+    async fn untrack_video(
+        &self,
+        org: OrgId,
+        video: &VideoLookup,
+    ) -> Result<Option<Untracked>, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let Some(found) = find_video(&mut tx, org, video).await? else {
+            return Ok(None);
+        };
+        // The video's statistics leave the organization's rollup.
+        let scope = Scope::tracked_by(org.0, [found.catalog_id]);
+        let before = rollup::shares(&mut tx, &scope).await?;
+        for statement in UNTRACK_VIDEO {
+            D::query(statement).bind(found.id).execute(&mut *tx).await?;
+        }
+        for statement in UNTRACK_READINGS {
+            D::query(statement)
+                .bind(org.0)
+                .bind(found.catalog_id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        D::query(RESCHEDULE_UNTRACKED)
+            .bind(found.catalog_id)
+            .execute(&mut *tx)
+            .await?;
+        rollup::settle(&mut tx, &scope, before).await?;
+        tx.commit().await?;
+        Ok(Some(Untracked {
+            video_id: VideoId(found.id),
+            external_id: found.external_id,
         }))
     }
+}
+
+/// Untracking, first: tracked video `$1` leaves with its tags.
+const UNTRACK_VIDEO: [&str; 2] = [
+    "DELETE FROM video_tags WHERE tracked_video_id = $1",
+    "DELETE FROM tracked_videos WHERE id = $1",
+];
+
+/// Untracking, then: the readings organization `$1` imported of catalog
+/// video `$2` and the daily closes it saw leave too (another organization's
+/// are its own: closes are per organization).
+const UNTRACK_READINGS: [&str; 2] = [
+    "DELETE FROM imported_observations WHERE organization_id = $1 AND platform_video_id = $2",
+    "DELETE FROM daily_closes WHERE organization_id = $1 AND platform_video_id = $2",
+];
+
+/// Untracking, last: catalog video `$1` is read until the latest tracking
+/// end of those who still track it, and no more once nobody does.
+const RESCHEDULE_UNTRACKED: &str = "UPDATE platform_videos SET
+       refresh_until = coalesce(
+         (SELECT max(tv.tracking_ends_at) FROM tracked_videos tv WHERE tv.platform_video_id = $1),
+         refresh_until),
+       next_refresh_at = CASE WHEN EXISTS (
+         SELECT 1 FROM tracked_videos tv WHERE tv.platform_video_id = $1) THEN next_refresh_at END
+     WHERE id = $1";
+
+/// A tracked video found for a write, by a [`VideoLookup`].
+#[derive(Debug)]
+struct FoundVideo {
+    /// The organization's id of it.
+    id: Uuid,
+    /// Its catalog id.
+    catalog_id: i64,
+    /// The platform's id.
+    external_id: String,
+}
+
+/// The organization's video `video` names (by external id: the most
+/// recently tracked one), read inside a write.
+async fn find_video<D: Dialect>(
+    tx: &mut Tx<D>,
+    org: OrgId,
+    video: &VideoLookup,
+) -> Result<Option<FoundVideo>, StoreError> {
+    let find = match video {
+        VideoLookup::Id(id) => D::query(
+            "SELECT tv.id, tv.platform_video_id, pv.external_id
+             FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             WHERE tv.organization_id = $1 AND tv.id = $2",
+        )
+        .bind(org.0)
+        .bind(id.0),
+        VideoLookup::ExternalId(external_id) => D::query(
+            "SELECT tv.id, tv.platform_video_id, pv.external_id
+             FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
+             WHERE tv.organization_id = $1 AND pv.external_id = $2
+             ORDER BY tv.created_at DESC LIMIT 1",
+        )
+        .bind(org.0)
+        .bind(external_id.as_str()),
+    };
+    let row: Option<(Uuid, i64, String)> = find.fetch_optional(&mut **tx).await?;
+    Ok(row.map(|(id, catalog_id, external_id)| FoundVideo {
+        id,
+        catalog_id,
+        external_id,
+    }))
+}
+
+/// Applies a validated PATCH to one found video, inside the caller's
+/// transaction.
+async fn patch_in<D: Dialect>(
+    tx: &mut Tx<D>,
+    org: OrgId,
+    video: FoundVideo,
+    patch: &VideoPatch,
+    now: DateTime<Utc>,
+) -> Result<PatchOutcome, StoreError> {
+    // A new campaign moves the video's analytics to another cell.
+    let scope = match patch.campaign {
+        Some(_) => Scope::tracked_by(org.0, [video.catalog_id]),
+        None => Scope::default(),
+    };
+    let before = rollup::shares(tx, &scope).await?;
+    D::query(AssertSqlSafe(format!(
+        "UPDATE tracked_videos SET
+           notes = CASE WHEN $2 THEN {notes} ELSE notes END,
+           budget = CASE WHEN $4 THEN {budget} ELSE budget END,
+           campaign = CASE WHEN $6 THEN {campaign} ELSE campaign END,
+           video_status = coalesce({video_status}, video_status),
+           workflow_status = coalesce({workflow_status}, workflow_status),
+           ecpm = CASE WHEN $10 THEN {ecpm} ELSE ecpm END,
+           updated_at = $12
+         WHERE id = $1",
+        notes = D::typed("$3", "text"),
+        budget = D::typed("$5", "bigint"),
+        campaign = D::typed("$7", "text"),
+        video_status = D::typed("$8", "text"),
+        workflow_status = D::typed("$9", "text"),
+        ecpm = D::typed("$11", "float8"),
+    )))
+    .bind(video.id)
+    .bind(patch.notes.is_some())
+    .bind(patch.notes.clone().flatten())
+    .bind(patch.budget.is_some())
+    .bind(patch.budget.flatten())
+    .bind(patch.campaign.is_some())
+    .bind(patch.campaign.clone().flatten())
+    .bind(patch.video_status.map(|s| s.as_str()))
+    .bind(patch.status.map(|s| s.as_str()))
+    .bind(patch.ecpm.is_some())
+    .bind(patch.ecpm.flatten())
+    .bind(now)
+    .execute(&mut **tx)
+    .await?;
+    rollup::settle(tx, &scope, before).await?;
+    let tags = match &patch.tags {
+        Some(names) => Some(attach_tags(tx, org, video.id, names, now).await?),
+        None => None,
+    };
+    Ok(PatchOutcome {
+        video_id: VideoId(video.id),
+        external_id: video.external_id,
+        updated_fields: patch.written_columns(),
+        tags,
+    })
 }
 
 /// Links tags (created when unknown, matched ignoring case) to a tracked video.

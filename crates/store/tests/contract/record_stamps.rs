@@ -52,6 +52,9 @@ const NOT_SHOWN: &[(&str, &str)] = &[
     // A copy of the catalog row's publish time for the listing's filter
     // and sort (the record shows the catalog's own), kept by triggers.
     ("tracked_videos", "published_at"),
+    // When the organization last asked for a manual refresh (the cooldown's
+    // clock; the reading it brought moves the catalog's counters).
+    ("tracked_videos", "refresh_asked_at"),
     // The catalog row's display name (the record shows the handle), its
     // latest counters and their time (the record's come from its own
     // in-window readings), and the refresh schedule behind it.
@@ -309,7 +312,8 @@ async fn pair(store: &Arc<dyn Store>, db: &mut Db, n: u32) -> Pair {
         format!(
             "UPDATE tracked_videos SET notes = 'b', budget = 200, campaign = 'fall', ecpm = 2.5,
                video_status = 'paused', workflow_status = 'running',
-               updated_at = tracking_ends_at, tracked_account_id = id
+               updated_at = tracking_ends_at, tracked_account_id = id,
+               refresh_asked_at = tracking_ends_at
              WHERE id = {ub}"
         ),
         format!(

@@ -54,6 +54,7 @@ pub async fn run(database_url: &str, args: &ServeArgs) -> anyhow::Result<()> {
         files_dir: args.files_dir.clone(),
         public_url: args.public_url.clone(),
         record_cache_bytes: args.record_cache_mb.saturating_mul(1 << 20),
+        refresh_cooldown: chrono::Duration::seconds(args.refresh_cooldown_secs as i64),
         connections: vidpulse_api::ConnectionLimits {
             header_timeout: std::time::Duration::from_secs(args.header_timeout_secs),
             request_timeout: std::time::Duration::from_secs(args.request_timeout_secs),

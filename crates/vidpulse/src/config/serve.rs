@@ -52,6 +52,12 @@ pub struct ServeArgs {
     /// the database still decides whether a kept answer is current).
     #[arg(long, env = "VIDPULSE_RECORD_CACHE_MB", default_value_t = 256)]
     pub record_cache_mb: u64,
+    /// Seconds after a read of a video during which a manual refresh
+    /// (`POST …/refresh`) is answered from that read instead of reading again;
+    /// an organization that asked within them is told to wait.
+    #[arg(long, env = "VIDPULSE_REFRESH_COOLDOWN_SECS", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub refresh_cooldown_secs: u64,
     /// Seconds a client has to send a request's header (from connecting, or
     /// from the previous request); then its connection is closed.
     #[arg(long, env = "VIDPULSE_HEADER_TIMEOUT_SECS", default_value_t = 10,

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod analytics;
+mod batch_and_untrack;
 mod blogger_listing;
 mod blogger_management;
 mod bloggers;
@@ -19,6 +20,7 @@ mod jwks;
 mod leaderboard;
 mod listing;
 mod live;
+mod manual_refresh;
 mod patch;
 mod processes;
 mod reads;

@@ -1,5 +1,6 @@
 //! Videos (docs/api.md: "POST /v1/videos/track",
-//! "GET /v1/videos/stats", the two video reads and the PATCH): one module
+//! "GET /v1/videos/stats", the two video reads, the PATCH and its batch,
+//! untracking, reading now): one module
 //! per endpoint, and here the record as the listing and the reads show it.
 
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -17,19 +18,25 @@ use crate::state::AppState;
 use crate::v1::analytics::MetricsView;
 use crate::v1::stats_map::StatsMap;
 
+mod batch;
 mod list;
 mod patch;
 mod read;
+mod refresh;
 mod track;
+mod untrack;
 
+pub use batch::{BATCH_MAX, BatchPatchRequest, BatchPatchResult, BatchTagsResult, BatchVideo};
 pub(crate) use list::list_page;
 pub use list::{ListParams, Pagination, VideoPage};
 pub(crate) use patch::apply_patch;
 pub use patch::{PatchRequest, PatchResult, TagsResultView};
 pub use read::OneVideo;
 pub(crate) use read::read_video;
+pub use refresh::RefreshResult;
 pub(crate) use track::track_urls;
 pub use track::{MAX_URLS, TrackData, TrackRequest, TrackResult};
+pub use untrack::UntrackResult;
 
 /// The video routes.
 pub fn router() -> OpenApiRouter<AppState> {
@@ -38,8 +45,15 @@ pub fn router() -> OpenApiRouter<AppState> {
         .route_layer(axum::middleware::from_fn(flat_errors));
     OpenApiRouter::new()
         .routes(routes!(track::track))
-        .routes(routes!(read::by_id))
-        .routes(routes!(read::by_external_id, patch::patch_by_external_id))
+        .routes(routes!(batch::patch_batch))
+        .routes(routes!(refresh::refresh_by_id))
+        .routes(routes!(refresh::refresh_by_external_id))
+        .routes(routes!(read::by_id, untrack::untrack_by_id))
+        .routes(routes!(
+            read::by_external_id,
+            patch::patch_by_external_id,
+            untrack::untrack_by_external_id
+        ))
         .merge(flat)
 }
 
