@@ -8,8 +8,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use axum::Json;
 use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
 use chrono::{Datelike, NaiveDate};
 use serde::{Deserialize, Deserializer, Serialize, de};
 use serde_json::Value;
@@ -32,6 +33,7 @@ use crate::input::{Fault, Input, Refusals, text_unless_empty};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 use crate::v1::compare::{ChangeView, Compare, PeriodView};
+use crate::v1::export::{self, Format, FormatParam};
 
 /// Longest campaign filter, in characters.
 const CAMPAIGN_MAX_CHARS: usize = 200;
@@ -503,9 +505,10 @@ pub(crate) async fn charge(
 /// total and per group. Paid plans; 1 credit.
 #[utoipa::path(
     get, path = "/v1/analytics/metrics/totals", tag = "analytics",
-    params(Window, Grouping, Periods, Scope, Compare),
+    params(Window, Grouping, Periods, Scope, Compare, FormatParam),
     responses(
-        (status = 200, description = "Totals", body = Envelope<TotalsData>),
+        (status = 200, description = "Totals (CSV: the total, then a row per group)",
+         content((Envelope<TotalsData> = "application/json"), (String = "text/csv"))),
         (status = 400, description = "VALIDATION_ERROR with `field`"),
         (status = 401, description = "MISSING_AUTH or INVALID_API_KEY"),
         (status = 402, description = "PAID_PLAN_REQUIRED"),
@@ -516,14 +519,34 @@ async fn totals(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: ApiKeyAuth,
+    headers: HeaderMap,
     q: Query<TotalsParams>,
-) -> Result<Json<Envelope<TotalsData>>, ApiError> {
+) -> Result<Response, ApiError> {
     auth.require_paid_plan(&app.config.upgrade_url)?;
+    let format = json_or_csv(&q, &headers)?;
     let TotalsParams(params, compare) = q.parse()?;
     let query = params.query(app.clock.now().date_naive())?;
     let data = totals_data(&app, auth.org.id, &query, &compare).await?;
+    let csv = match format {
+        Format::Csv => Some(export::totals_csv(&data)?),
+        _ => None,
+    };
     charge(&app, &auth, &ctx, "analytics_totals").await?;
-    Ok(ok(data, Meta::of(&ctx).with_credits(1)))
+    Ok(match csv {
+        Some(csv) => export::download(format, "totals", csv.into()),
+        None => ok(data, Meta::of(&ctx).with_credits(1)).into_response(),
+    })
+}
+
+/// The format an analytics read is asked for: JSON, or CSV by `format=csv`
+/// or `Accept: text/csv`.
+pub(crate) fn json_or_csv<T>(q: &Query<T>, headers: &HeaderMap) -> Result<Format, ApiError> {
+    Format::asked(
+        q.all("format").last(),
+        headers,
+        &[Format::Json, Format::Csv],
+    )
+    .map_err(|message| ApiError::validation("format", message))
 }
 
 /// The totals parameters: the analytics ones and `compare`.
@@ -577,9 +600,10 @@ pub(crate) async fn totals_data(
 /// and groups without a reading are left out. Paid plans; 1 credit.
 #[utoipa::path(
     get, path = "/v1/analytics/metrics/increments", tag = "analytics",
-    params(Window, Grouping, Periods, Scope),
+    params(Window, Grouping, Periods, Scope, FormatParam),
     responses(
-        (status = 200, description = "Daily increments", body = Envelope<IncrementsData>),
+        (status = 200, description = "Daily increments (CSV: a row per day and group)",
+         content((Envelope<IncrementsData> = "application/json"), (String = "text/csv"))),
         (status = 400, description = "VALIDATION_ERROR with `field`"),
         (status = 401, description = "MISSING_AUTH or INVALID_API_KEY"),
         (status = 402, description = "PAID_PLAN_REQUIRED"),
@@ -590,9 +614,11 @@ async fn increments(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: ApiKeyAuth,
+    headers: HeaderMap,
     q: Query<AnalyticsParams>,
-) -> Result<Json<Envelope<IncrementsData>>, ApiError> {
+) -> Result<Response, ApiError> {
     auth.require_paid_plan(&app.config.upgrade_url)?;
+    let format = json_or_csv(&q, &headers)?;
     let query = q.parse()?.query(app.clock.now().date_naive())?;
     let rows = app
         .analytics
@@ -623,12 +649,19 @@ async fn increments(
                 .collect(),
         })
         .collect();
-    charge(&app, &auth, &ctx, "analytics_increments").await?;
     let data = IncrementsData {
         group_by_dimension: query.group_by.as_str(),
         from: query.window.from,
         to: query.window.to,
         data,
     };
-    Ok(ok(data, Meta::of(&ctx).with_credits(1)))
+    let csv = match format {
+        Format::Csv => Some(export::increments_csv(&data)?),
+        _ => None,
+    };
+    charge(&app, &auth, &ctx, "analytics_increments").await?;
+    Ok(match csv {
+        Some(csv) => export::download(format, "increments", csv.into()),
+        None => ok(data, Meta::of(&ctx).with_credits(1)).into_response(),
+    })
 }

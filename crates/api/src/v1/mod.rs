@@ -8,6 +8,7 @@ pub mod account;
 pub mod analytics;
 pub mod bloggers;
 pub mod compare;
+pub mod export;
 pub mod stats_map;
 pub mod top;
 pub mod trends;

@@ -5,8 +5,9 @@
 
 use std::collections::HashMap;
 
-use axum::Json;
 use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -25,8 +26,9 @@ use crate::extract::Query;
 use crate::input::{Bounded, Fault, Input, Refusals, text, text_unless_empty};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::analytics::{AnalyticsParams, MetricsView, charge, totals_over};
+use crate::v1::analytics::{AnalyticsParams, MetricsView, charge, json_or_csv, totals_over};
 use crate::v1::compare::{ChangeView, Compare, PeriodView};
+use crate::v1::export::{self, Format, FormatParam};
 
 /// The leaderboard's route.
 pub fn router() -> OpenApiRouter<AppState> {
@@ -121,8 +123,8 @@ impl Refusals for Ranking {
 }
 
 /// Every parameter a leaderboard knows; any other answers 400.
-const KNOWN_PARAMETERS: [&str; 9] = [
-    "metric", "by", "limit", "from", "to", "platform", "campaign", "blogger", "compare",
+const KNOWN_PARAMETERS: [&str; 10] = [
+    "metric", "by", "limit", "from", "to", "platform", "campaign", "blogger", "compare", "format",
 ];
 
 /// Every leaderboard parameter: the ranking, the analytics window and
@@ -244,9 +246,10 @@ pub struct TopData {
 /// two dates. Paid plans; 1 credit.
 #[utoipa::path(
     get, path = "/v1/analytics/top", tag = "analytics",
-    params(Ranking, crate::v1::analytics::Window, crate::v1::analytics::Scope, Compare),
+    params(Ranking, crate::v1::analytics::Window, crate::v1::analytics::Scope, Compare, FormatParam),
     responses(
-        (status = 200, description = "The leaderboard", body = Envelope<TopData>),
+        (status = 200, description = "The leaderboard (CSV: a row per place)",
+         content((Envelope<TopData> = "application/json"), (String = "text/csv"))),
         (status = 400, description = "VALIDATION_ERROR with `field` (also for a parameter the leaderboard does not know)"),
         (status = 401, description = "MISSING_AUTH or INVALID_API_KEY"),
         (status = 402, description = "PAID_PLAN_REQUIRED"),
@@ -257,12 +260,21 @@ pub(super) async fn top(
     State(app): State<AppState>,
     ctx: RequestContext,
     auth: ApiKeyAuth,
+    headers: HeaderMap,
     q: Query<TopParams>,
-) -> Result<Json<Envelope<TopData>>, ApiError> {
+) -> Result<Response, ApiError> {
     auth.require_paid_plan(&app.config.upgrade_url)?;
+    let format = json_or_csv(&q, &headers)?;
     let data = leaderboard(&app, auth.org.id, &q).await?;
+    let csv = match format {
+        Format::Csv => Some(export::top_csv(&data)?),
+        _ => None,
+    };
     charge(&app, &auth, &ctx, "analytics_top").await?;
-    Ok(ok(data, Meta::of(&ctx).with_credits(1)))
+    Ok(match csv {
+        Some(csv) => export::download(format, "top", csv.into()),
+        None => ok(data, Meta::of(&ctx).with_credits(1)).into_response(),
+    })
 }
 
 /// The leaderboard `params` asks for.

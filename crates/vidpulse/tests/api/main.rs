@@ -10,6 +10,7 @@ mod bloggers;
 mod cli;
 mod dashboard;
 mod errors;
+mod exports;
 mod faults;
 mod fleet;
 mod health;

@@ -463,12 +463,42 @@ pub(crate) async fn list_page(
 /// The store's query `params` ask for, and whether the answer carries
 /// each video's gains.
 fn list_query(app: &AppState, params: &Query<ListParams>) -> Result<(ListQuery, bool), ApiError> {
-    if let Some(name) = params.unknown(&KNOWN_PARAMETERS) {
+    filtered_query(app, params, &KNOWN_PARAMETERS)
+}
+
+/// Every parameter the export knows: the listing's filters and sort, and
+/// `format` (no page: it answers every matching video).
+pub(super) const EXPORT_PARAMETERS: [&str; 15] = [
+    "format",
+    "platform",
+    "status",
+    "sort",
+    "order",
+    "q",
+    "campaign",
+    "blogger",
+    "tag",
+    "from",
+    "to",
+    "published_from",
+    "published_to",
+    "tracked_from",
+    "tracked_to",
+];
+
+/// The store's query `params` ask for, refusing any parameter not in
+/// `known`, and whether the answer carries each video's gains.
+pub(super) fn filtered_query(
+    app: &AppState,
+    params: &Query<ListParams>,
+    known: &[&str],
+) -> Result<(ListQuery, bool), ApiError> {
+    if let Some(name) = params.unknown(known) {
         return Err(ApiError::invalid_parameter(format!(
-            "Unknown query parameter `{name}`; the listing knows {}",
-            KNOWN_PARAMETERS.join(", ")
+            "Unknown query parameter `{name}`; this endpoint knows {}",
+            known.join(", ")
         ))
-        .with_details(json!({ "parameter": name, "valid_parameters": KNOWN_PARAMETERS })));
+        .with_details(json!({ "parameter": name, "valid_parameters": known })));
     }
     let (mut query, with_gains) = params.parse()?.into_query(app.clock.now().date_naive())?;
     // `tag` repeats: every value, each checked as the last one was.

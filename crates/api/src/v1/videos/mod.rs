@@ -1,6 +1,6 @@
 //! Videos (docs/api.md: "POST /v1/videos/track",
 //! "GET /v1/videos/stats", the two video reads, the PATCH and its batch,
-//! untracking, reading now): one module
+//! untracking, reading now, exports): one module
 //! per endpoint, and here the record as the listing and the reads show it.
 
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -19,6 +19,7 @@ use crate::v1::analytics::MetricsView;
 use crate::v1::stats_map::StatsMap;
 
 mod batch;
+mod export;
 mod list;
 mod patch;
 mod read;
@@ -42,12 +43,14 @@ pub use untrack::UntrackResult;
 pub fn router() -> OpenApiRouter<AppState> {
     let flat = OpenApiRouter::new()
         .routes(routes!(list::list_stats))
+        .routes(routes!(export::export_videos))
         .route_layer(axum::middleware::from_fn(flat_errors));
     OpenApiRouter::new()
         .routes(routes!(track::track))
         .routes(routes!(batch::patch_batch))
         .routes(routes!(refresh::refresh_by_id))
         .routes(routes!(refresh::refresh_by_external_id))
+        .routes(routes!(export::export_history))
         .routes(routes!(read::by_id, untrack::untrack_by_id))
         .routes(routes!(
             read::by_external_id,
