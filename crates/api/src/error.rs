@@ -86,6 +86,8 @@ pub enum ErrorCode {
     TrackingEnded,
     /// A manual refresh of a video the platform reports removed or private.
     VideoUnavailable,
+    /// Creating a webhook endpoint beyond the organization's limit.
+    WebhookLimit,
 }
 
 impl ErrorCode {
@@ -127,6 +129,7 @@ impl ErrorCode {
             ErrorCode::RefreshTooSoon => "REFRESH_TOO_SOON",
             ErrorCode::TrackingEnded => "TRACKING_ENDED",
             ErrorCode::VideoUnavailable => "VIDEO_UNAVAILABLE",
+            ErrorCode::WebhookLimit => "WEBHOOK_LIMIT",
         }
     }
 }

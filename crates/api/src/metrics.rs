@@ -165,6 +165,25 @@ pub async fn metrics(State(app): State<AppState>) -> Result<impl IntoResponse, A
         "gauge",
         &jobs,
     );
+    let webhooks = app.store.webhook_queue().await?;
+    gauge(
+        "vidpulse_webhook_pending_deliveries",
+        "Webhook deliveries waiting for an attempt (including retries).",
+        "gauge",
+        &[(String::new(), webhooks.pending as f64)],
+    );
+    gauge(
+        "vidpulse_webhook_oldest_undelivered_seconds",
+        "How long the oldest undelivered webhook delivery has waited since it was queued.",
+        "gauge",
+        &[(
+            String::new(),
+            webhooks
+                .oldest_pending_at
+                .map(|at| (now - at).num_milliseconds().max(0) as f64 / 1000.0)
+                .unwrap_or(0.0),
+        )],
+    );
     let upstreams = app.source.upstream_stats();
     let per = |f: &dyn Fn(&vidpulse_platforms::http::UpstreamSnapshot) -> Option<f64>| {
         upstreams

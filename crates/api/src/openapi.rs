@@ -20,6 +20,7 @@ use utoipa::{Modify, OpenApi};
         (name = "trends", description = "Trend search"),
         (name = "creators", description = "Creator tracking jobs and lookup"),
         (name = "analytics", description = "Campaign totals and daily increments"),
+        (name = "webhooks", description = "Signed event deliveries (Standard Webhooks): endpoints, delivery log, replay"),
         (name = "dashboard", description = "Dashboard API: organizations and team (JWT, or a web-app session)"),
         (name = "sign-in", description = "Web-app sign-in: passwords and sessions (the `vidpulse_session` cookie; state-changing requests also send `X-CSRF-Token`)"),
     )

@@ -51,6 +51,9 @@ pub struct ApiConfig {
     /// How long one read of a video answers every manual refresh of it
     /// (and how long an organization waits between two of its own).
     pub refresh_cooldown: Duration,
+    /// Whether webhook URLs may name loopback, private or link-local
+    /// addresses (`VIDPULSE_WEBHOOK_ALLOW_PRIVATE`).
+    pub webhook_allow_private: bool,
     /// How slow clients are cut off.
     pub connections: ConnectionLimits,
 }
@@ -94,6 +97,7 @@ impl Default for ApiConfig {
             public_url: "http://127.0.0.1:8080".into(),
             record_cache_bytes: 256 << 20,
             refresh_cooldown: Duration::minutes(5),
+            webhook_allow_private: false,
             connections: ConnectionLimits::default(),
         }
     }

@@ -15,6 +15,7 @@ pub mod plan;
 pub mod platform;
 pub mod schedule;
 pub mod video_url;
+pub mod webhooks;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use ids::{ApiKeyId, OrgId, UserId, VideoId};

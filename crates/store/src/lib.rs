@@ -33,6 +33,7 @@ pub mod testing;
 pub mod usage;
 pub mod users;
 pub mod videos;
+pub mod webhooks;
 
 pub use analytics::{AnalyticsRow, AnalyticsStore, DayIncrement, DayIncrementQuery};
 pub use bloggers::{
@@ -60,6 +61,10 @@ pub use videos::{
     ListQuery, Page, PatchOutcome, QuotaPolicy, RecordStamp, SortKey, SortOrder, StatusFilter,
     TagsResult, TopVideo, TopVideosQuery, TrackBatch, TrackOutcome, TrackedVideo, Untracked,
     VideoLookup, VideoRecord, VideoState, VideoStore,
+};
+pub use webhooks::{
+    Attempt, Delivery, DeliveryStatus, DueDelivery, EndpointChange, NewEndpoint, WebhookEndpoint,
+    WebhookQueue, WebhookStore,
 };
 
 /// Which database a store runs on.
@@ -121,6 +126,7 @@ pub trait Store:
     + BloggerStore
     + OpsStore
     + SessionStore
+    + WebhookStore
     + Send
     + Sync
     + std::fmt::Debug

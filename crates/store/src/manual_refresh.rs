@@ -8,6 +8,7 @@ use chrono::{DateTime, Duration, Utc};
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 use vidpulse_domain::OrgId;
+use vidpulse_domain::webhooks::EventType;
 
 use crate::StoreError;
 use crate::credits::{Charge, insert_charge};
@@ -16,6 +17,7 @@ use crate::rollup;
 use crate::rows::parse_platform;
 use crate::sql::{Dialect, SqlStore, Tx};
 use crate::videos::VideoLookup;
+use crate::webhooks::anyone_subscribes;
 
 /// What an ask to refresh a video found.
 #[derive(Debug, Clone, PartialEq)]
@@ -199,12 +201,13 @@ pub(crate) async fn save<D: Dialect>(
             .await?;
             false
         }
-        RefreshOutcome::Gone { .. } => save_one(&mut tx, write).await?,
+        RefreshOutcome::Gone { .. } => save_one(&mut tx, write, false).await?,
         RefreshOutcome::Observed { .. } => {
             let writes = std::slice::from_ref(write);
             let scope = observed_scope::<D>(&mut tx, writes).await?;
             let before = rollup::shares(&mut tx, &scope).await?;
-            let saved = save_one(&mut tx, write).await?;
+            let milestones = anyone_subscribes(&mut tx, EventType::VideoMilestone).await?;
+            let saved = save_one(&mut tx, write, milestones).await?;
             rollup::settle(&mut tx, &scope, before).await?;
             if saved {
                 mark_asked::<D>(&mut tx, read.tracked_video_id, write.read_at).await?;

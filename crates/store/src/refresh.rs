@@ -9,8 +9,10 @@ use async_trait::async_trait;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use std::collections::BTreeMap;
 
+use serde_json::json;
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
+use vidpulse_domain::webhooks::{EventType, milestones_reached};
 use vidpulse_domain::{Counters, ObservationSource, OrgId, Platform};
 
 use crate::StoreError;
@@ -21,6 +23,7 @@ use crate::rollup::{self, Scope, relink_sql};
 use crate::rows::DueRow;
 use crate::sql::{Conn, Dialect, SqlStore, Tx};
 use crate::videos::VideoLookup;
+use crate::webhooks::{anyone_subscribes, emit_to_trackers};
 
 /// A catalog video due for a read, claimed by one worker.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -224,9 +227,10 @@ impl<D: Dialect> RefreshStore for SqlStore<D> {
         // The reads whose lease holds (locked on PostgreSQL) and the shares they move.
         let scope = observed_scope::<D>(&mut tx, writes).await?;
         let before = rollup::shares(&mut tx, &scope).await?;
+        let milestones = anyone_subscribes(&mut tx, EventType::VideoMilestone).await?;
         let mut saved = 0;
         for w in writes {
-            if save_one(&mut tx, w).await? {
+            if save_one(&mut tx, w, milestones).await? {
                 saved += 1;
             }
         }
@@ -265,10 +269,14 @@ impl<D: Dialect> RefreshStore for SqlStore<D> {
     }
 }
 
-/// Saves one read if its lease still holds; returns whether it did.
+/// Saves one read if its lease still holds; returns whether it did. The
+/// events it causes are written with it: `video.milestone` for each view
+/// milestone it reaches (when `milestones`: someone subscribes to them),
+/// `video.unavailable` for a video the platform reports gone.
 pub(crate) async fn save_one<D: Dialect>(
     tx: &mut Tx<D>,
     w: &RefreshWrite,
+    milestones: bool,
 ) -> Result<bool, StoreError> {
     // A tracking that started after this read began needs a read of its own:
     // schedule it at once instead of at the computed time.
@@ -277,6 +285,17 @@ pub(crate) async fn save_one<D: Dialect>(
                         lease_until = NULL, lease_token = NULL";
     let held = match &w.outcome {
         RefreshOutcome::Observed { counters, meta, source } => {
+            // The views before this reading, to tell the milestones it reaches.
+            let before: Option<Option<i64>> = match milestones {
+                true => {
+                    D::query("SELECT views FROM platform_videos WHERE id = $1 AND lease_token = $2")
+                        .bind(w.video_id)
+                        .bind(w.lease_token)
+                        .fetch_scalar_optional(&mut **tx)
+                        .await?
+                }
+                false => None,
+            };
             let held = D::query(AssertSqlSafe(format!(
                 "UPDATE platform_videos SET {NEXT},
                    views = $5, likes = $6, comments = $7, reposts = $8, saves = $9,
@@ -314,11 +333,16 @@ pub(crate) async fn save_one<D: Dialect>(
                     counters: *counters,
                 };
                 insert_observations::<D>(tx, &[reading], Owner::Platform(*source)).await?;
+                for milestone in milestones_reached(before.flatten(), counters.views) {
+                    let extra = json!({ "milestone": milestone, "views": counters.views });
+                    emit_to_trackers(tx, w.video_id, EventType::VideoMilestone, w.read_at, &extra)
+                        .await?;
+                }
             }
             held
         }
         RefreshOutcome::Gone { reason } => {
-            D::query(
+            let held = D::query(
                 "UPDATE platform_videos SET gone_at = $3, last_error = $4, next_refresh_at = NULL,
                    lease_until = NULL, lease_token = NULL
                  WHERE id = $1 AND lease_token = $2",
@@ -329,7 +353,13 @@ pub(crate) async fn save_one<D: Dialect>(
             .bind(reason)
             .execute(&mut **tx)
             .await?
-                == 1
+                == 1;
+            if held {
+                let extra = json!({ "reason": reason });
+                emit_to_trackers(tx, w.video_id, EventType::VideoUnavailable, w.read_at, &extra)
+                    .await?;
+            }
+            held
         }
         RefreshOutcome::Failed { error } => {
             D::query(AssertSqlSafe(format!(

@@ -12,7 +12,9 @@ use vidpulse_api::{ApiConfig, AppState};
 use vidpulse_domain::Clock;
 use vidpulse_platforms::{ShortLinkResolver, Source};
 use vidpulse_store::Store;
-use vidpulse_worker::{CreatorConfig, CreatorContext, RefreshConfig, RefreshContext};
+use vidpulse_worker::{
+    CreatorConfig, CreatorContext, RefreshConfig, RefreshContext, WebhookConfig, WebhookContext,
+};
 
 /// How often request counters are written to the database.
 pub const USAGE_FLUSH_INTERVAL: Duration = Duration::from_secs(5);
@@ -26,21 +28,41 @@ pub struct Services {
     pub refresh: RefreshContext,
     /// The creator loops' context (jobs, sweep, discovery).
     pub creators: CreatorContext,
+    /// The webhook delivery loop's context.
+    pub webhooks: WebhookContext,
+}
+
+/// The settings of the background loops.
+#[derive(Debug, Clone, Default)]
+pub struct WorkerSettings {
+    /// The refresh loop.
+    pub refresh: RefreshConfig,
+    /// The creator loops.
+    pub creators: CreatorConfig,
+    /// Webhook delivery.
+    pub webhooks: WebhookConfig,
 }
 
 impl Services {
-    /// Wires the services over a store, a clock and a platform source.
+    /// Wires the services over a store, a clock and a platform source
+    /// (failing only when the webhook client's TLS cannot be set up).
     pub fn new(
         store: Arc<dyn Store>,
         clock: Arc<dyn Clock>,
         source: Arc<dyn Source>,
         resolver: ShortLinkResolver,
         mut api: ApiConfig,
-        refresh: RefreshConfig,
-        mut creators: CreatorConfig,
-    ) -> Self {
+        worker: WorkerSettings,
+    ) -> anyhow::Result<Self> {
+        let WorkerSettings {
+            refresh,
+            mut creators,
+            webhooks,
+        } = worker;
         let wake = Arc::new(Notify::new());
         api.tracking_window = refresh.schedule.window;
+        api.webhook_allow_private = webhooks.allow_private;
+        let webhooks = WebhookContext::new(store.clone(), clock.clone(), webhooks)?;
         let state = AppState::new(
             store.clone(),
             clock.clone(),
@@ -66,11 +88,12 @@ impl Services {
             config: refresh,
             wake,
         };
-        Self {
+        Ok(Self {
             state,
             refresh,
             creators,
-        }
+            webhooks,
+        })
     }
 }
 
@@ -91,13 +114,8 @@ pub async fn run_server(
             .clone()
             .run(USAGE_FLUSH_INTERVAL, shutdown.clone()),
     );
-    let worker = run_worker.then(|| {
-        tokio::spawn(run_worker_loops(
-            services.refresh.clone(),
-            services.creators.clone(),
-            shutdown.clone(),
-        ))
-    });
+    let worker =
+        run_worker.then(|| tokio::spawn(run_worker_loops(services.clone(), shutdown.clone())));
     let limits = services.state.config.connections;
     let router = vidpulse_api::router(services.state.clone());
     let served = serve_http(listener, router, limits, shutdown.clone()).await;
@@ -170,17 +188,15 @@ async fn serve_http(
     Ok(())
 }
 
-/// Runs every background loop (refresh, creator jobs and discovery) until
-/// `shutdown`, and waits for each to finish its work in progress.
-pub async fn run_worker_loops(
-    refresh: RefreshContext,
-    creators: CreatorContext,
-    shutdown: CancellationToken,
-) {
+/// Runs every background loop (refresh, creator jobs and discovery,
+/// webhook deliveries) until `shutdown`, and waits for each to finish its
+/// work in progress.
+pub async fn run_worker_loops(services: Services, shutdown: CancellationToken) {
     tokio::join!(
-        vidpulse_worker::housekeeping::run(refresh.clone(), shutdown.clone()),
-        vidpulse_worker::refresh::run(refresh, shutdown.clone()),
-        vidpulse_worker::creators::run(creators, shutdown),
+        vidpulse_worker::housekeeping::run(services.refresh.clone(), shutdown.clone()),
+        vidpulse_worker::refresh::run(services.refresh, shutdown.clone()),
+        vidpulse_worker::creators::run(services.creators, shutdown.clone()),
+        vidpulse_worker::webhooks::run(services.webhooks, shutdown),
     );
 }
 

@@ -1,6 +1,6 @@
 //! The hourly upkeep of the observations (docs/operations.md, "Retention and housekeeping"): monthly
 //! partitions kept ahead on PostgreSQL, and the retention applied when one
-//! is set. Several workers may run it at once; each pass is idempotent.
+//! is set; webhook events are kept 30 days once delivered. Several workers may run it at once; each pass is idempotent.
 
 use std::time::Duration as StdDuration;
 
@@ -27,6 +27,12 @@ pub async fn tick(ctx: &RefreshContext) {
         ),
         Ok(_) => {}
         Err(e) => tracing::warn!(error = %e, "observation housekeeping failed; retried in an hour"),
+    }
+    let before = now - vidpulse_domain::webhooks::event_retention();
+    match ctx.store.prune_webhook_events(before).await {
+        Ok(0) => {}
+        Ok(events) => tracing::info!(events, "webhook events past their retention deleted"),
+        Err(e) => tracing::warn!(error = %e, "webhook event pruning failed; retried in an hour"),
     }
 }
 

@@ -5,9 +5,11 @@
 pub mod creators;
 pub mod housekeeping;
 pub mod refresh;
+pub mod webhooks;
 
 pub use creators::{CreatorConfig, CreatorContext};
 pub use refresh::{RefreshConfig, RefreshContext};
+pub use webhooks::{WebhookConfig, WebhookContext};
 
 /// What one tick of a loop did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

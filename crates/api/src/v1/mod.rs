@@ -13,6 +13,7 @@ pub mod stats_map;
 pub mod top;
 pub mod trends;
 pub mod videos;
+pub mod webhooks;
 
 /// Every `/v1` route.
 pub fn router() -> OpenApiRouter<AppState> {
@@ -23,4 +24,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(bloggers::router())
         .merge(analytics::router())
         .merge(top::router())
+        .merge(webhooks::router())
 }

@@ -8,10 +8,12 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use uuid::Uuid;
 use vidpulse_domain::{OrgId, Platform};
 
+use serde_json::json;
 use sqlx::AssertSqlSafe;
 use vidpulse_domain::Plan;
 use vidpulse_domain::names::handle_key;
 use vidpulse_domain::plan::Limits;
+use vidpulse_domain::webhooks::EventType;
 
 use super::*;
 use crate::StoreError;
@@ -21,6 +23,7 @@ use crate::rows::{
 };
 use crate::sql::{Dialect, SqlStore, Tx};
 use crate::videos::{Page, QuotaPolicy, TrackBatch, TrackOutcome, track_in, videos_in_use};
+use crate::webhooks::Subscribers;
 
 const IN_FLIGHT: &str = "status IN ('queued', 'processing')";
 
@@ -274,6 +277,27 @@ impl<D: Dialect> CreatorStore for SqlStore<D> {
         .bind(is_reactivation)
         .execute(&mut *tx)
         .await?;
+        let (platform, username): (String, String) =
+            D::query("SELECT platform, username FROM creator_jobs WHERE id = $1")
+                .bind(success.job_id)
+                .fetch_one(&mut *tx)
+                .await?;
+        Subscribers::of(&mut tx, org, EventType::CreatorJobSucceeded)
+            .await?
+            .emit(
+                &mut tx,
+                json!({
+                    "job_id": success.job_id,
+                    "platform": platform,
+                    "username": username,
+                    "tracked_account_id": account_id,
+                    "is_reactivation": is_reactivation,
+                    "videos_tracked": videos_tracked,
+                    "videos_skipped": videos_skipped,
+                }),
+                success.now,
+            )
+            .await?;
         tx.commit().await?;
         Ok(Some(JobFinished {
             tracked_account_id: account_id,
@@ -291,19 +315,25 @@ impl<D: Dialect> CreatorStore for SqlStore<D> {
         message: &str,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let done = D::query(
+        let mut tx = self.write_tx().await?;
+        let failed: Option<FailedJob> = D::query(
             "UPDATE creator_jobs SET status = 'error', error_code = $3, error_message = $4,
                completed_at = $5, lease_until = NULL, lease_token = NULL
-             WHERE id = $1 AND lease_token = $2 AND status = 'processing'",
+             WHERE id = $1 AND lease_token = $2 AND status = 'processing'
+             RETURNING id, organization_id, platform, username",
         )
         .bind(job_id)
         .bind(lease_token)
         .bind(code)
         .bind(message)
         .bind(now)
-        .execute(&mut *self.read().await?)
+        .fetch_optional(&mut *tx)
         .await?;
-        Ok(done == 1)
+        if let Some(job) = &failed {
+            announce_failure(&mut tx, job, code, message, now).await?;
+        }
+        tx.commit().await?;
+        Ok(failed.is_some())
     }
 
     async fn retry_creator_job(
@@ -329,19 +359,26 @@ impl<D: Dialect> CreatorStore for SqlStore<D> {
         now: DateTime<Utc>,
         timeout: Duration,
     ) -> Result<u64, StoreError> {
-        let done = D::query(
+        let mut tx = self.write_tx().await?;
+        let message = timeout_message(timeout);
+        let failed: Vec<FailedJob> = D::query(
             "UPDATE creator_jobs SET status = 'error', error_code = $3, error_message = $4,
                completed_at = $1, lease_until = NULL, lease_token = NULL
              WHERE (status = 'processing' AND started_at <= $2)
-                OR (status = 'queued' AND created_at <= $2)",
+                OR (status = 'queued' AND created_at <= $2)
+             RETURNING id, organization_id, platform, username",
         )
         .bind(now)
         .bind(now - timeout)
         .bind(JOB_TIMEOUT)
-        .bind(timeout_message(timeout))
-        .execute(&mut *self.read().await?)
+        .bind(&message)
+        .fetch_all(&mut *tx)
         .await?;
-        Ok(done)
+        for job in &failed {
+            announce_failure(&mut tx, job, JOB_TIMEOUT, &message, now).await?;
+        }
+        tx.commit().await?;
+        Ok(failed.len() as u64)
     }
 
     async fn tracked_account_by_username(
@@ -516,6 +553,39 @@ impl<D: Dialect> CreatorStore for SqlStore<D> {
     ) -> Result<Option<Vec<FollowerDay>>, StoreError> {
         followers::follower_history(self, org, tracked_account_id, from, to).await
     }
+}
+
+/// A creator job that has just failed.
+#[derive(sqlx::FromRow)]
+struct FailedJob {
+    id: Uuid,
+    organization_id: Uuid,
+    platform: String,
+    username: String,
+}
+
+/// Writes `creator.job.failed` for `job` (in the failure's transaction).
+async fn announce_failure<D: Dialect>(
+    tx: &mut Tx<D>,
+    job: &FailedJob,
+    code: &str,
+    message: &str,
+    now: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    Subscribers::of(tx, job.organization_id, EventType::CreatorJobFailed)
+        .await?
+        .emit(
+            tx,
+            json!({
+                "job_id": job.id,
+                "platform": job.platform,
+                "username": job.username,
+                "error": { "code": code, "message": message },
+            }),
+            now,
+        )
+        .await?;
+    Ok(())
 }
 
 fn job_sql() -> String {

@@ -2,9 +2,11 @@
 //! organization's quota: shared by the track endpoint and creator jobs.
 
 use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 use vidpulse_domain::plan::Limits;
+use vidpulse_domain::webhooks::EventType;
 use vidpulse_domain::{OrgId, Plan, VideoId};
 
 use super::*;
@@ -13,6 +15,7 @@ use crate::closes;
 use crate::refresh::relink;
 use crate::rollup::{self, Scope, Shares};
 use crate::sql::{Dialect, Tx};
+use crate::webhooks::Subscribers;
 
 /// The organization's videos still in their tracking window at `now`: the
 /// day counts after today's (`tracked_video_ends`, kept by triggers) plus
@@ -115,6 +118,7 @@ pub(crate) async fn track_in<D: Dialect>(
     let mut results = Vec::with_capacity(batch.videos.len());
     let mut started: Vec<((vidpulse_domain::Platform, &str), Uuid)> = Vec::new();
     let mut new_catalog_ids = Vec::new();
+    let mut tracked_now = Vec::new();
     for v in &batch.videos {
         let key = (v.platform, v.external_id.as_str());
         if let Some((_, id)) = started.iter().find(|(k, _)| *k == key) {
@@ -212,6 +216,7 @@ pub(crate) async fn track_in<D: Dialect>(
         .await?;
         started.push((key, video_id.0));
         new_catalog_ids.push(catalog_id);
+        tracked_now.push((video_id, v));
         results.push(TrackedVideo {
             video_id,
             newly_tracked: true,
@@ -231,5 +236,54 @@ pub(crate) async fn track_in<D: Dialect>(
     relink(tx, revealed).await?;
     let scope = Scope::tracked_by(batch.organization_id.0, new_catalog_ids);
     rollup::settle(tx, &scope, Shares::new()).await?;
+    announce_tracked(tx, batch, reason, account_author.as_deref(), &tracked_now).await?;
     Ok(TrackOutcome::Tracked(results))
+}
+
+/// Writes `video.tracked` for each video the batch newly tracked and, for a
+/// creator's daily discovery, `creator.video_discovered` too (to the
+/// organization's subscribed endpoints, in the tracking's transaction).
+async fn announce_tracked<D: Dialect>(
+    tx: &mut Tx<D>,
+    batch: &TrackBatch,
+    reason: &str,
+    creator: Option<&str>,
+    tracked: &[(VideoId, &vidpulse_domain::VideoRef)],
+) -> Result<(), StoreError> {
+    if tracked.is_empty() {
+        return Ok(());
+    }
+    let org = batch.organization_id.0;
+    let mut kinds = vec![EventType::VideoTracked];
+    if reason == "creator_discovery" {
+        kinds.push(EventType::CreatorVideoDiscovered);
+    }
+    for kind in kinds {
+        let subscribers = Subscribers::of(tx, org, kind).await?;
+        if subscribers.is_empty() {
+            continue;
+        }
+        for (video_id, v) in tracked {
+            let mut data = json!({
+                "video_id": video_id.0,
+                "external_video_id": v.external_id,
+                "platform": v.platform.id(),
+                "url": v.canonical_url,
+                "tracked_at": batch.now.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+                "source": match reason {
+                    "creator_backfill" => "creator_backfill",
+                    "creator_discovery" => "creator_discovery",
+                    _ => "api",
+                },
+            });
+            if let (Some(account), Value::Object(fields)) = (batch.account, &mut data) {
+                fields.insert(
+                    "creator".into(),
+                    json!({ "tracked_account_id": account, "username": creator }),
+                );
+            }
+            subscribers.emit(tx, data, batch.now).await?;
+        }
+    }
+    Ok(())
 }

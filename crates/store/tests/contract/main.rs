@@ -22,6 +22,7 @@ mod usage;
 mod users;
 mod videos;
 mod visibility;
+mod webhooks;
 
 use std::sync::Arc;
 

@@ -141,6 +141,11 @@ const OTHER_TABLES: &[&str] = &[
     "usage_daily",
     "usage_daily_keys",
     "users",
+    "webhook_deliveries",
+    "webhook_endpoints",
+    "webhook_events",
+    "webhook_subscriptions",
+    "webhook_sweeps",
 ];
 
 /// The instant the records are read at (inside both videos' windows).

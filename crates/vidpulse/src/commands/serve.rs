@@ -9,7 +9,6 @@ use vidpulse_api::ApiConfig;
 use vidpulse_domain::SystemClock;
 use vidpulse_platforms::{ShortLinkResolver, SimulatedSource, Source};
 use vidpulse_store::StoreConfig;
-use vidpulse_worker::RefreshConfig;
 
 use crate::app::{Services, run_server, shutdown_signal};
 use crate::config::{RuntimeSettings, ServeArgs, Upstream};
@@ -66,21 +65,14 @@ pub async fn run(database_url: &str, args: &ServeArgs) -> anyhow::Result<()> {
         },
         ..ApiConfig::default()
     };
-    let refresh = RefreshConfig {
-        schedule: settings.schedule.clone(),
-        lease: settings.lease,
-        observation_retention: settings.observation_retention,
-        ..RefreshConfig::default()
-    };
     let services = Services::new(
         store.clone(),
         Arc::new(SystemClock),
         source,
         resolver,
         api,
-        refresh,
-        settings.creators.clone(),
-    );
+        settings.worker(),
+    )?;
     services
         .state
         .limits

@@ -7,7 +7,6 @@ use tokio_util::sync::CancellationToken;
 use vidpulse_api::ApiConfig;
 use vidpulse_domain::SystemClock;
 use vidpulse_store::StoreConfig;
-use vidpulse_worker::RefreshConfig;
 
 use crate::app::{Services, run_worker_loops};
 
@@ -15,7 +14,7 @@ use crate::commands::serve::platform_sources;
 use crate::config::WorkerArgs;
 
 /// Runs the command until SIGINT or SIGTERM: refresh, creator jobs and
-/// discovery; the work in progress finishes.
+/// discovery, webhook deliveries; the work in progress finishes.
 pub async fn run(database_url: &str, args: &WorkerArgs) -> anyhow::Result<()> {
     let settings = args.runtime.settings()?;
     let store = vidpulse_store::open(&StoreConfig::new(database_url))
@@ -28,14 +27,8 @@ pub async fn run(database_url: &str, args: &WorkerArgs) -> anyhow::Result<()> {
         source,
         resolver,
         ApiConfig::default(),
-        RefreshConfig {
-            schedule: settings.schedule.clone(),
-            lease: settings.lease,
-            observation_retention: settings.observation_retention,
-            ..RefreshConfig::default()
-        },
-        settings.creators.clone(),
-    );
+        settings.worker(),
+    )?;
     tracing::info!(backend = ?store.backend(), upstream = ?settings.upstream, "vidpulse worker started");
     let shutdown = CancellationToken::new();
     tokio::spawn({
@@ -67,7 +60,7 @@ pub async fn run(database_url: &str, args: &WorkerArgs) -> anyhow::Result<()> {
         });
         tracing::info!(%address, "worker metrics at /metrics");
     }
-    run_worker_loops(services.refresh, services.creators, shutdown).await;
+    run_worker_loops(services, shutdown).await;
     store.close().await;
     Ok(())
 }

@@ -47,6 +47,11 @@ pub struct RuntimeArgs {
     /// worker's claims are taken over once it runs out.
     #[arg(long, env = "VIDPULSE_WORKER_LEASE_SECS", default_value_t = 300)]
     pub worker_lease_secs: u64,
+    /// Let webhooks reach loopback, private and link-local addresses (a
+    /// receiver on the operator's own network; tests). Off: such addresses
+    /// are refused, after DNS resolution, on every attempt.
+    #[arg(long, env = "VIDPULSE_WEBHOOK_ALLOW_PRIVATE", default_value_t = false)]
+    pub webhook_allow_private: bool,
     /// Live settings of the platform adapters.
     #[command(flatten)]
     pub live: LiveArgs,
@@ -78,6 +83,8 @@ pub struct RuntimeSettings {
     pub lease: chrono::Duration,
     /// How long raw observations are kept (`None`: forever).
     pub observation_retention: Option<chrono::Duration>,
+    /// Webhook delivery.
+    pub webhooks: vidpulse_worker::WebhookConfig,
 }
 
 impl RuntimeArgs {
@@ -142,6 +149,27 @@ impl RuntimeArgs {
             },
             lease,
             observation_retention,
+            webhooks: vidpulse_worker::WebhookConfig {
+                allow_private: self.webhook_allow_private,
+                lease,
+                ..vidpulse_worker::WebhookConfig::default()
+            },
         })
+    }
+}
+
+impl RuntimeSettings {
+    /// The settings of the background loops.
+    pub fn worker(&self) -> crate::app::WorkerSettings {
+        crate::app::WorkerSettings {
+            refresh: vidpulse_worker::RefreshConfig {
+                schedule: self.schedule.clone(),
+                lease: self.lease,
+                observation_retention: self.observation_retention,
+                ..vidpulse_worker::RefreshConfig::default()
+            },
+            creators: self.creators.clone(),
+            webhooks: self.webhooks.clone(),
+        }
     }
 }

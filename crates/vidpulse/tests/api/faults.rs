@@ -1,6 +1,8 @@
-//! Faults, with the real binary on PostgreSQL: a worker, a server and an
-//! import killed with SIGKILL in the middle of their work, and the database
-//! going away for a while. After each, every invariant holds: no observation
+//! Faults, with the real binary on PostgreSQL: a worker (mid-read and
+//! mid-delivery), a server and an import killed with SIGKILL in the middle
+//! of their work, and the database going away for a while. After each,
+//! every invariant holds: every webhook event has its cause (and, with an
+//! endpoint, every cause its event), each delivered at least once; no observation
 //! lost or written twice, daily closes equal a recomputation from the
 //! observations, the analytics rollup equals a rebuild, each tracked video
 //! charged exactly once, every creator job in a terminal state, the quota's
@@ -17,6 +19,7 @@ use vidpulse_store::Backend;
 use vidpulse_store::testing::{TestDb, quota_counts, rollup_dump};
 
 use crate::processes::{admin, client, eventually, free_port, start_with, wait_ready};
+use crate::receiver::Receiver;
 
 /// Checks every invariant of the database at `url`.
 async fn assert_invariants(url: &str) {
@@ -96,6 +99,41 @@ async fn assert_invariants(url: &str) {
     )
     .await;
     assert_eq!(open_jobs, 0, "a creator job did not end");
+    // Webhooks: no event without its cause, and with an endpoint
+    // subscribed from the start, no cause without its event.
+    let orphan_events = count(
+        "SELECT count(*) FROM webhook_events ev
+         WHERE ev.event_type = 'video.tracked' AND NOT EXISTS (
+           SELECT 1 FROM tracked_videos tv
+           WHERE CAST(tv.id AS TEXT) = CAST(ev.body AS json)->'data'->>'video_id')"
+            .into(),
+    )
+    .await;
+    assert_eq!(orphan_events, 0, "a video.tracked event without its video");
+    if count("SELECT count(*) FROM webhook_endpoints".into()).await > 0 {
+        let told = count(
+            "SELECT count(DISTINCT CAST(body AS json)->'data'->>'video_id') FROM webhook_events
+             WHERE event_type = 'video.tracked'"
+                .into(),
+        )
+        .await;
+        let events =
+            count("SELECT count(*) FROM webhook_events WHERE event_type = 'video.tracked'".into())
+                .await;
+        let videos = count("SELECT count(*) FROM tracked_videos".into()).await;
+        assert_eq!(
+            (told, events),
+            (videos, videos),
+            "each tracked video told once"
+        );
+        let succeeded =
+            count("SELECT count(*) FROM creator_jobs WHERE status = 'succeeded'".into()).await;
+        let told = count(
+            "SELECT count(*) FROM webhook_events WHERE event_type = 'creator.job.succeeded'".into(),
+        )
+        .await;
+        assert_eq!(told, succeeded, "each succeeded job told once");
+    }
     // The quota's day counts equal a recount of the tracked videos.
     let (kept, recount) = quota_counts(url).await.unwrap();
     assert_eq!(
@@ -168,15 +206,28 @@ async fn a_worker_killed_mid_work_loses_nothing_and_repeats_nothing() {
         &db,
         &["serve", "--no-worker", "--listen", &listen],
         work.path(),
-        &[],
+        &[("VIDPULSE_WEBHOOK_ALLOW_PRIVATE", "true")],
     );
     let slow = [
         ("VIDPULSE_SIM_LATENCY_MS", "400"),
         ("VIDPULSE_WORKER_LEASE_SECS", "10"),
+        ("VIDPULSE_WEBHOOK_ALLOW_PRIVATE", "true"),
     ];
     let mut worker = start_with(&db, &["worker"], work.path(), &slow);
     let client = client();
     wait_ready(&client, &base).await;
+    // A receiver that answers slowly, so deliveries are in flight when the
+    // worker is killed.
+    let receiver = Receiver::start().await;
+    receiver.delay(150);
+    let hook = client
+        .post(format!("{base}/v1/webhooks"))
+        .bearer_auth(&key)
+        .json(&json!({ "url": receiver.url, "events": ["video.tracked", "creator.job.succeeded"] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(hook.status().as_u16(), 201);
     for batch in 0..3 {
         let r = track(&client, &base, &key, &urls("kill9", batch * 40, 40))
             .await
@@ -196,24 +247,46 @@ async fn a_worker_killed_mid_work_loses_nothing_and_repeats_nothing() {
     let pool = PgPool::connect(&db).await.unwrap();
     eventually(
         Duration::from_secs(60),
-        "the worker to start reading",
+        "the worker to start reading and delivering",
         || {
             let pool = pool.clone();
-            async move { scalar(&pool, "SELECT count(*) FROM observations").await > 0 }
+            let receiver = receiver.clone();
+            async move {
+                scalar(&pool, "SELECT count(*) FROM observations").await > 0
+                    && !receiver.received().is_empty()
+            }
         },
     )
     .await;
     worker.kill9();
+    let delivered_before = receiver.received().len();
     let read_before = scalar(&pool, "SELECT count(*) FROM observations").await;
     let _worker = start_with(&db, &["worker"], work.path(), &slow);
-    eventually(Duration::from_secs(120), "every video read and every job ended", || {
+    eventually(Duration::from_secs(120), "every video read, every job ended, every event delivered", || {
         let pool = pool.clone();
         async move {
             scalar(&pool, "SELECT count(*) FROM platform_videos WHERE stats_updated_at IS NULL").await == 0
                 && scalar(&pool, "SELECT count(*) FROM creator_jobs WHERE status IN ('queued', 'processing')").await == 0
+                && scalar(&pool, "SELECT count(*) FROM webhook_deliveries WHERE status <> 'delivered'").await == 0
         }
     })
     .await;
+    // Every event reached the receiver at least once, the kill included.
+    let events: Vec<String> = sqlx::query_scalar("SELECT CAST(id AS TEXT) FROM webhook_events")
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+    assert_eq!(events.len(), 120 + 3 * 5 + 3);
+    let received: std::collections::HashSet<String> =
+        receiver.received().into_iter().map(|r| r.id).collect();
+    assert!(
+        events.iter().all(|e| received.contains(e)),
+        "an event was never delivered"
+    );
+    assert!(
+        delivered_before < events.len(),
+        "the kill came after every delivery"
+    );
     let videos = scalar(&pool, "SELECT count(*) FROM platform_videos").await;
     assert_eq!(videos, 120 + 3 * 5);
     assert!(
@@ -249,10 +322,19 @@ async fn a_server_killed_mid_request_applies_each_request_whole_or_not_at_all() 
         &db,
         &["serve", "--no-worker", "--listen", &listen],
         work.path(),
-        &[],
+        &[("VIDPULSE_WEBHOOK_ALLOW_PRIVATE", "true")],
     );
     let client = client();
     wait_ready(&client, &base).await;
+    // Every tracked video is told, in the transaction that tracks it.
+    let hook = client
+        .post(format!("{base}/v1/webhooks"))
+        .bearer_auth(&key)
+        .json(&json!({ "url": "http://127.0.0.1:9/hooks", "events": ["video.tracked"] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(hook.status().as_u16(), 201);
     let requests: Vec<_> = (0..8)
         .map(|i| {
             let client = client.clone();

@@ -17,7 +17,7 @@ use vidpulse_domain::{Clock, ManualClock, Plan};
 use vidpulse_platforms::{ShortLinkResolver, SimulatedConfig, SimulatedSource, Source};
 use vidpulse_store::testing::TestDb;
 use vidpulse_store::{Backend, Store};
-use vidpulse_worker::{CreatorConfig, RefreshConfig, Tick};
+use vidpulse_worker::{CreatorConfig, RefreshConfig, Tick, WebhookConfig};
 
 /// Knobs of a test server.
 #[derive(Debug, Clone, Default)]
@@ -34,6 +34,9 @@ pub struct TestConfig {
     pub creators: CreatorConfig,
     /// Serve this source instead of the simulated one (live adapters on stubs).
     pub source: Option<Arc<dyn Source>>,
+    /// Webhook delivery settings (`TestApp::spawn` allows private addresses:
+    /// the test receivers listen on 127.0.0.1).
+    pub webhooks: WebhookConfig,
 }
 
 /// A running test server.
@@ -68,8 +71,17 @@ impl Answer {
 }
 
 impl TestApp {
+    /// A server with the default settings, webhooks allowed to reach the
+    /// test receivers on 127.0.0.1.
     pub async fn spawn(backend: Backend) -> Self {
-        Self::spawn_with(backend, TestConfig::default()).await
+        let config = TestConfig {
+            webhooks: WebhookConfig {
+                allow_private: true,
+                ..WebhookConfig::default()
+            },
+            ..TestConfig::default()
+        };
+        Self::spawn_with(backend, config).await
     }
 
     pub async fn spawn_with(backend: Backend, config: TestConfig) -> Self {
@@ -103,9 +115,13 @@ impl TestApp {
                 .unwrap_or_else(|| Arc::new(source.clone())),
             ShortLinkResolver::offline(),
             config.api,
-            config.refresh,
-            config.creators,
-        );
+            vidpulse::app::WorkerSettings {
+                refresh: config.refresh,
+                creators: config.creators,
+                webhooks: config.webhooks,
+            },
+        )
+        .unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = format!("http://{}", listener.local_addr().unwrap());
         let shutdown = CancellationToken::new();
@@ -250,6 +266,21 @@ impl TestApp {
         }
     }
 
+    /// Runs webhook ticks (the tracking-window sweep and due deliveries)
+    /// until nothing is due; returns the attempts made.
+    pub async fn run_webhooks_until_idle(&self) -> usize {
+        let mut total = 0;
+        loop {
+            match vidpulse_worker::webhooks::tick(&self.services.webhooks)
+                .await
+                .unwrap()
+            {
+                Tick::Worked(n) => total += n,
+                Tick::Idle => return total,
+            }
+        }
+    }
+
     /// Runs creator jobs until none is left to claim; returns jobs run.
     pub async fn run_jobs_until_idle(&self) -> usize {
         let mut total = 0;
@@ -276,6 +307,11 @@ impl TestApp {
                 Tick::Idle => return total,
             }
         }
+    }
+
+    /// The test clock's instant.
+    pub fn clock_now(&self) -> chrono::DateTime<Utc> {
+        self.clock.now()
     }
 
     /// Moves time forward.

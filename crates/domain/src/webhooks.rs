@@ -1,0 +1,225 @@
+//! Webhooks' rules: the events an endpoint can subscribe to, the view
+//! milestones, when a failed delivery is tried again, and which addresses a
+//! delivery may never reach.
+
+use std::fmt;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::str::FromStr;
+
+use chrono::Duration;
+
+/// What happened, as a delivery's `type` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EventType {
+    /// An organization started tracking a video.
+    VideoTracked,
+    /// A tracked video's views reached a milestone.
+    VideoMilestone,
+    /// A video's tracking window ended.
+    VideoTrackingCompleted,
+    /// The platform reports a tracked video removed or private.
+    VideoUnavailable,
+    /// A creator-tracking job succeeded.
+    CreatorJobSucceeded,
+    /// A creator-tracking job failed (or timed out).
+    CreatorJobFailed,
+    /// The daily discovery of a tracked creator tracked a new video of theirs.
+    CreatorVideoDiscovered,
+    /// A test event, sent on request to one endpoint.
+    WebhookTest,
+}
+
+impl EventType {
+    /// Every event an endpoint can subscribe to.
+    pub const SUBSCRIBABLE: [EventType; 7] = [
+        EventType::VideoTracked,
+        EventType::VideoMilestone,
+        EventType::VideoTrackingCompleted,
+        EventType::VideoUnavailable,
+        EventType::CreatorJobSucceeded,
+        EventType::CreatorJobFailed,
+        EventType::CreatorVideoDiscovered,
+    ];
+
+    /// The name a delivery's `type` carries.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::VideoTracked => "video.tracked",
+            EventType::VideoMilestone => "video.milestone",
+            EventType::VideoTrackingCompleted => "video.tracking_completed",
+            EventType::VideoUnavailable => "video.unavailable",
+            EventType::CreatorJobSucceeded => "creator.job.succeeded",
+            EventType::CreatorJobFailed => "creator.job.failed",
+            EventType::CreatorVideoDiscovered => "creator.video_discovered",
+            EventType::WebhookTest => "webhook.test",
+        }
+    }
+}
+
+impl fmt::Display for EventType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for EventType {
+    type Err = String;
+
+    /// A subscribable event's name (`webhook.test` is sent, never subscribed).
+    fn from_str(s: &str) -> Result<Self, String> {
+        EventType::SUBSCRIBABLE
+            .into_iter()
+            .find(|e| e.as_str() == s)
+            .ok_or_else(|| format!("unknown event `{s}`"))
+    }
+}
+
+/// The views a `video.milestone` is sent for.
+pub const MILESTONES: [i64; 5] = [1_000, 10_000, 100_000, 1_000_000, 10_000_000];
+
+/// The milestones a reading of `after` views reached when the reading
+/// before had `before`. A video's first reading (no `before`) sets where it
+/// starts and reaches none; a reading without views reaches none.
+pub fn milestones_reached(before: Option<i64>, after: Option<i64>) -> Vec<i64> {
+    match (before, after) {
+        (Some(before), Some(after)) => MILESTONES
+            .into_iter()
+            .filter(|&m| before < m && m <= after)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// When a delivery is tried again after its `attempts`-th failed attempt,
+/// before jitter: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (the Standard
+/// Webhooks schedule: attempts over 27 hours). `None` after the eighth:
+/// the delivery has failed.
+pub fn retry_after(attempts: u32) -> Option<Duration> {
+    const SCHEDULE: [i64; 7] = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000];
+    let index = usize::try_from(attempts).ok()?.checked_sub(1)?;
+    SCHEDULE.get(index).map(|&s| Duration::seconds(s))
+}
+
+/// Most attempts of one delivery.
+pub const MAX_ATTEMPTS: u32 = 8;
+
+/// How long an event is kept (for replays and the delivery log) once none
+/// of its deliveries is pending.
+pub fn event_retention() -> Duration {
+    Duration::days(30)
+}
+
+/// How long an endpoint may fail every delivery before it is disabled.
+pub fn disable_after() -> Duration {
+    Duration::days(5)
+}
+
+/// Whether a delivery may connect to `ip`: not loopback, private,
+/// link-local, shared (CGNAT), unspecified, multicast, broadcast or
+/// documentation space, nor an IPv6 address mapping one of those.
+pub fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => is_public_v4(v4),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => is_public_v4(v4),
+            None => is_public_v6(v6),
+        },
+    }
+}
+
+fn is_public_v4(ip: Ipv4Addr) -> bool {
+    let [a, b, ..] = ip.octets();
+    !(ip.is_loopback()
+        || ip.is_private()
+        || ip.is_link_local()
+        || ip.is_unspecified()
+        || ip.is_multicast()
+        || ip.is_broadcast()
+        || ip.is_documentation()
+        || a == 0
+        || (a == 100 && (64..128).contains(&b))
+        || (a == 192 && b == 0 && ip.octets()[2] == 0)
+        || (a == 198 && (b == 18 || b == 19))
+        || a >= 240)
+}
+
+fn is_public_v6(ip: Ipv6Addr) -> bool {
+    let first = ip.segments()[0];
+    !(ip.is_loopback()
+        || ip.is_unspecified()
+        || ip.is_multicast()
+        || (first & 0xfe00) == 0xfc00
+        || (first & 0xffc0) == 0xfe80
+        || first == 0x2001 && ip.segments()[1] == 0x0db8
+        || first == 0x0064 && ip.segments()[1] == 0xff9b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for e in EventType::SUBSCRIBABLE {
+            assert_eq!(e.as_str().parse::<EventType>(), Ok(e));
+        }
+        assert!("webhook.test".parse::<EventType>().is_err());
+        assert!("video.*".parse::<EventType>().is_err());
+    }
+
+    #[test]
+    fn milestones_are_reached_once() {
+        assert_eq!(milestones_reached(None, Some(5_000_000)), Vec::<i64>::new());
+        assert_eq!(milestones_reached(Some(999), Some(1_000)), vec![1_000]);
+        assert_eq!(
+            milestones_reached(Some(1_000), Some(9_999)),
+            Vec::<i64>::new()
+        );
+        assert_eq!(
+            milestones_reached(Some(500), Some(150_000)),
+            vec![1_000, 10_000, 100_000]
+        );
+        assert_eq!(
+            milestones_reached(Some(2_000), Some(1_500)),
+            Vec::<i64>::new()
+        );
+        assert_eq!(milestones_reached(Some(20), None), Vec::<i64>::new());
+    }
+
+    #[test]
+    fn retries_span_more_than_a_day() {
+        let total: i64 = (1..MAX_ATTEMPTS)
+            .map(|n| retry_after(n).unwrap().num_seconds())
+            .sum();
+        assert!(total > 24 * 3600, "{total}");
+        assert_eq!(retry_after(MAX_ATTEMPTS), None);
+        assert_eq!(retry_after(0), None);
+        assert_eq!(retry_after(1), Some(Duration::seconds(5)));
+    }
+
+    #[test]
+    fn private_addresses_are_refused() {
+        for ip in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "0.0.0.0",
+            "100.64.0.1",
+            "224.0.0.1",
+            "255.255.255.255",
+            "::1",
+            "fe80::1",
+            "fd00::1",
+            "::",
+            "::ffff:127.0.0.1",
+            "::ffff:10.0.0.1",
+        ] {
+            assert!(!is_public(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in ["93.184.216.34", "8.8.8.8", "2606:4700::1111"] {
+            assert!(is_public(ip.parse().unwrap()), "{ip}");
+        }
+    }
+}
