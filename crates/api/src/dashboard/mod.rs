@@ -20,6 +20,7 @@ pub mod stats;
 pub mod tags;
 pub mod team;
 pub mod videos;
+pub mod webhooks;
 
 /// Every dashboard route.
 pub fn router() -> OpenApiRouter<AppState> {
@@ -37,6 +38,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(creator_profiles::router())
         .merge(api_keys::router())
         .merge(videos::router())
+        .merge(webhooks::router())
 }
 
 #[cfg(test)]
@@ -78,7 +80,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(bodies, 23, "JSON request bodies of the dashboard API");
+        assert_eq!(bodies, 26, "JSON request bodies of the dashboard API");
         for name in ["InviteEntry", "InvitableRole"] {
             assert!(schemas.contains_key(name), "{name} is not registered");
         }

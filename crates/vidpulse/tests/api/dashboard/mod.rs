@@ -9,6 +9,7 @@ mod organizations;
 mod stats;
 mod team;
 mod videos;
+mod webhooks;
 
 use serde_json::{Value, json};
 use vidpulse_api::dashboard::identity::IdentityConfig;
