@@ -10,7 +10,7 @@
 //! before sending.
 
 use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration as StdDuration, Instant};
 
 use base64::Engine;
@@ -73,6 +73,8 @@ pub struct WebhookContext {
     pub config: WebhookConfig,
     /// The HTTP client deliveries go through.
     pub client: reqwest::Client,
+    /// When this node last swept the ended tracking windows.
+    last_sweep: Arc<Mutex<Option<DateTime<Utc>>>>,
 }
 
 impl WebhookContext {
@@ -89,9 +91,25 @@ impl WebhookContext {
             clock,
             config,
             client,
+            last_sweep: Arc::default(),
         })
     }
+
+    /// Whether the ended tracking windows are due for a sweep at `now`
+    /// (every [`SWEEP_INTERVAL`]); marks it done if so.
+    fn sweep_due(&self, now: DateTime<Utc>) -> bool {
+        let mut last = self.last_sweep.lock().unwrap_or_else(|e| e.into_inner());
+        let due = last.is_none_or(|at| now - at >= SWEEP_INTERVAL);
+        if due {
+            *last = Some(now);
+        }
+        due
+    }
 }
+
+/// How often a worker writes the `video.tracking_completed` of windows that
+/// ended (a write transaction each time, so not on every idle poll).
+pub const SWEEP_INTERVAL: Duration = Duration::seconds(30);
 
 /// The delivery client: no redirects, no proxy, the timeout on every
 /// attempt, and a resolver that keeps private addresses out.
@@ -192,10 +210,12 @@ pub fn new_secret() -> String {
 }
 
 /// Claims the deliveries due now, attempts each and records the attempts;
-/// also writes the tracking windows that ended.
+/// also writes the tracking windows that ended (every [`SWEEP_INTERVAL`]).
 pub async fn tick(ctx: &WebhookContext) -> Result<Tick, StoreError> {
     let now = ctx.clock.now();
-    ctx.store.sweep_completed_tracking(now).await?;
+    if ctx.sweep_due(now) {
+        ctx.store.sweep_completed_tracking(now).await?;
+    }
     let due = ctx
         .store
         .claim_deliveries(now, ctx.config.claim_batch, ctx.config.lease)
