@@ -29,7 +29,7 @@ pub const BATCH_MAX: usize = 100;
 
 /// Which videos a batch edits, and the edit: `video_ids` or
 /// `external_video_ids` (not both), beside the single PATCH's fields. This
-/// type documents the body; [`Batch`] reads it (serde cannot refuse unknown
+/// type documents the body; `Batch` reads it (serde cannot refuse unknown
 /// fields beside a flattened part).
 #[allow(dead_code)]
 #[derive(Debug, Deserialize, ToSchema)]
