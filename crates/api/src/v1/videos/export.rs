@@ -29,8 +29,15 @@ use crate::v1::export::{Format, cell, csv_bytes, csv_writer, download, number, w
 use crate::v1::videos::list::{EXPORT_PARAMETERS, ListParams, filtered_query};
 use crate::v1::videos::{VideoFields, VideoView, rfc3339};
 
-/// Records read (and written out) at a time.
-const SLICE: usize = 200;
+/// Records read (and written out) at a time: a CSV row is small, an NDJSON
+/// line carries the record's whole history (~45 KB), so its slices are
+/// smaller, keeping a chunk near 1 MB.
+fn slice_len(format: Format) -> usize {
+    match format {
+        Format::Ndjson => 25,
+        _ => 200,
+    }
+}
 
 /// The CSV columns of a video: the record's fields, in its order.
 const VIDEO_COLUMNS: [&str; 26] = [
@@ -145,7 +152,7 @@ pub(super) async fn export_videos(
         }
         _ => Vec::new(),
     };
-    let slices: Vec<Vec<VideoId>> = ids.chunks(SLICE).map(<[VideoId]>::to_vec).collect();
+    let slices: Vec<Vec<VideoId>> = ids.chunks(slice_len(format)).map(<[VideoId]>::to_vec).collect();
     let body = stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(header)) }).chain(
         stream::iter(slices).then(move |slice| {
             let app = app.clone();
