@@ -152,7 +152,10 @@ pub(super) async fn export_videos(
         }
         _ => Vec::new(),
     };
-    let slices: Vec<Vec<VideoId>> = ids.chunks(slice_len(format)).map(<[VideoId]>::to_vec).collect();
+    let slices: Vec<Vec<VideoId>> = ids
+        .chunks(slice_len(format))
+        .map(<[VideoId]>::to_vec)
+        .collect();
     let body = stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(header)) }).chain(
         stream::iter(slices).then(move |slice| {
             let app = app.clone();
