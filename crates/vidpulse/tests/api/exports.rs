@@ -78,6 +78,58 @@ async fn six_videos(app: &TestApp) -> String {
     key
 }
 
+/// An export longer than one slice (the server reads 25 records at a
+/// time): every video once, in the listing's order across the slices.
+#[rstest]
+#[tokio::test]
+async fn an_export_of_many_slices_keeps_the_listing_order(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let (_, key) = app.org_with_key(Plan::Pro).await;
+    let urls: Vec<String> = (100..180).map(youtube).collect();
+    for batch in urls.chunks(40) {
+        let batch: Vec<&str> = batch.iter().map(String::as_str).collect();
+        app.track(&key, &batch).await;
+    }
+    app.run_worker_until_idle().await;
+
+    for filters in ["", "sort=views&order=asc"] {
+        let listed = app
+            .get(&format!("/v1/videos/stats?limit=100&{filters}"), Some(&key))
+            .await;
+        assert_eq!(listed.status.as_u16(), 200, "{}", listed.body);
+        let page = listed.body["data"]["data"].as_array().unwrap().clone();
+        assert_eq!(page.len(), 80);
+
+        let a = app
+            .get(
+                &format!("/v1/videos/export?format=ndjson&{filters}"),
+                Some(&key),
+            )
+            .await;
+        assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+        assert_eq!(ndjson(&a.body), page, "{filters}");
+
+        let a = app
+            .get(
+                &format!("/v1/videos/export?format=csv&{filters}"),
+                Some(&key),
+            )
+            .await;
+        assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+        let ids: Vec<String> = csv_maps(&a.body)
+            .into_iter()
+            .map(|row| row["video_id"].clone())
+            .collect();
+        let listed_ids: Vec<&str> = page
+            .iter()
+            .map(|v| v["video_id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, listed_ids, "{filters}");
+    }
+}
+
 #[rstest]
 #[tokio::test]
 async fn the_export_is_the_listing_row_for_row(

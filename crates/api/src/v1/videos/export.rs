@@ -29,15 +29,11 @@ use crate::v1::export::{Format, cell, csv_bytes, csv_writer, download, number, w
 use crate::v1::videos::list::{EXPORT_PARAMETERS, ListParams, filtered_query};
 use crate::v1::videos::{VideoFields, VideoView, rfc3339};
 
-/// Records read (and written out) at a time: a CSV row is small, an NDJSON
-/// line carries the record's whole history (~45 KB), so its slices are
-/// smaller, keeping a chunk near 1 MB.
-fn slice_len(format: Format) -> usize {
-    match format {
-        Format::Ndjson => 25,
-        _ => 200,
-    }
-}
+/// Records read (and written out) at a time. A record carries its whole
+/// history (~45 KB at a reading every few hours), which the NDJSON line
+/// writes and the CSV row does not: 25 records keep a slice's read near
+/// 1 MB.
+const SLICE_LEN: usize = 25;
 
 /// The CSV columns of a video: the record's fields, in its order.
 const VIDEO_COLUMNS: [&str; 26] = [
@@ -152,37 +148,41 @@ pub(super) async fn export_videos(
         }
         _ => Vec::new(),
     };
-    let slices: Vec<Vec<VideoId>> = ids
-        .chunks(slice_len(format))
-        .map(<[VideoId]>::to_vec)
-        .collect();
-    let body = stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(header)) }).chain(
-        stream::iter(slices).then(move |slice| {
+    let slices: Vec<Vec<VideoId>> = ids.chunks(SLICE_LEN).map(<[VideoId]>::to_vec).collect();
+    let body = stream::once(async move { Ok::<_, std::io::Error>(vec![Bytes::from(header)]) })
+        .chain(stream::iter(slices).then(move |slice| {
             let app = app.clone();
             async move {
-                slice_bytes(&app, org, &slice, now, window, format)
+                slice_chunks(&app, org, &slice, now, window, format)
                     .await
-                    .map(Bytes::from)
                     .map_err(|e| {
                         tracing::error!(error = %e.message, "an export stopped part way");
                         std::io::Error::other(e.message.clone())
                     })
             }
-        }),
-    );
+        }))
+        .flat_map(|chunks| match chunks {
+            Ok(chunks) => stream::iter(chunks.into_iter().map(Ok).collect::<Vec<_>>()),
+            Err(e) => stream::iter(vec![Err(e)]),
+        });
     Ok(download(format, "videos", Body::from_stream(body)))
 }
 
 /// One slice of the export: the records of `ids` (in that order; a video
-/// untracked since the ids were read is left out), written in `format`.
-async fn slice_bytes(
+/// untracked since the ids were read is left out), written in `format`: as
+/// one chunk of CSV rows, or as one NDJSON line a chunk. A line carries its
+/// record's whole history (~45 KB): written one by one, no buffer grows past
+/// a record, and the allocator reuses the same few blocks for the whole
+/// download (one buffer for a slice of lines was 1 MB, regrown for every
+/// slice: the allocator kept tens of MB of them, BENCHMARKS.md).
+async fn slice_chunks(
     app: &AppState,
     org: OrgId,
     ids: &[VideoId],
     now: DateTime<Utc>,
     window: Option<DateRange>,
     format: Format,
-) -> Result<Vec<u8>, ApiError> {
+) -> Result<Vec<Bytes>, ApiError> {
     let mut records: HashMap<VideoId, VideoRecord> = app
         .store
         .videos_by_id(org, ids, now)
@@ -211,18 +211,17 @@ async fn slice_bytes(
                 }
                 write_row(&mut w, &row)?;
             }
-            csv_bytes(w)
+            Ok(vec![Bytes::from(csv_bytes(w)?)])
         }
-        _ => {
-            let mut out = Vec::new();
-            for record in ordered {
+        _ => ordered
+            .map(|record| {
                 let gained = window.map(|_| gains.get(&record.video_id).copied());
                 let view = VideoView::from(record).with_gains(gained);
-                serde_json::to_writer(&mut out, &view).map_err(|e| ApiError::internal(&e))?;
-                out.push(b'\n');
-            }
-            Ok(out)
-        }
+                let mut line = serde_json::to_vec(&view).map_err(|e| ApiError::internal(&e))?;
+                line.push(b'\n');
+                Ok(Bytes::from(line))
+            })
+            .collect(),
     }
 }
 
