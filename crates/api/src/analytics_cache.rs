@@ -1,6 +1,6 @@
-//! The analytics cache: totals (grouped) and increments as this API node
-//! computed them from the rollup, kept under the organization's analytics
-//! revision.
+//! The analytics cache: totals (grouped), increments and the videos'
+//! leaderboard ranking as this API node computed them, kept under the
+//! organization's analytics revision.
 //!
 //! A totals read sums the window's rollup cells (some 2,000 rows for 30
 //! days of a busy organization, a millisecond or more), and the same
@@ -11,17 +11,24 @@
 //! from here while it holds. The database stays the judge, so nodes never
 //! disagree. Questions the rollup does not answer alone (publish or
 //! tracking filters) are always computed.
+//!
+//! The videos' leaderboard ranks every matching video by its gain (a few
+//! hundred milliseconds at 100,000 videos); the gains read the daily closes
+//! whose every change moves the same revision, so its ranking (the ids
+//! alone) is kept alike, and each answer reads its places' fields and
+//! gains afresh.
 
 use std::sync::Arc;
 
 use moka::sync::Cache;
+use vidpulse_domain::VideoId;
 use vidpulse_domain::analytics::{AnalyticsQuery, GroupBy, GroupMetrics, Metrics, into_groups};
 use vidpulse_domain::{OrgId, Platform};
 use vidpulse_store::analytics::reads_rollup;
-use vidpulse_store::{AnalyticsRow, Store, StoreError};
+use vidpulse_store::{AnalyticsRow, Store, StoreError, TopVideosQuery};
 
 /// Which answer an entry is: the organization and the question.
-type Key = (OrgId, AnalyticsQuery);
+type Key<Q = AnalyticsQuery> = (OrgId, Q);
 
 /// An answer kept under the revision it was computed at (or after).
 #[derive(Debug)]
@@ -81,20 +88,26 @@ const ROW_BYTES: usize = 160;
 
 /// A cache of answers of one kind, bounded by their size (`rows` counts
 /// an answer's rows).
-fn bounded<T: Send + Sync + 'static>(rows: fn(&T) -> usize) -> Cache<Key, Arc<Kept<T>>> {
+fn bounded<Q, T>(rows: fn(&T) -> usize) -> Cache<Key<Q>, Arc<Kept<T>>>
+where
+    Q: std::hash::Hash + Eq + Send + Sync + 'static,
+    T: Send + Sync + 'static,
+{
     Cache::builder()
         .max_capacity(CAPACITY_BYTES)
-        .weigher(move |_: &Key, kept: &Arc<Kept<T>>| {
+        .weigher(move |_: &Key<Q>, kept: &Arc<Kept<T>>| {
             u32::try_from(256 + rows(&kept.answer) * ROW_BYTES).unwrap_or(u32::MAX)
         })
         .build()
 }
 
-/// The kept answers: totals grouped, increments as rows.
+/// The kept answers: totals grouped, increments as rows, the videos'
+/// leaderboard as its ranked ids.
 #[derive(Debug, Clone)]
 pub struct AnalyticsCache {
     totals: Cache<Key, Arc<Kept<GroupedTotals>>>,
     increments: Cache<Key, Arc<Kept<Vec<AnalyticsRow>>>>,
+    top_videos: Cache<Key<TopVideosQuery>, Arc<Kept<Vec<VideoId>>>>,
 }
 
 impl Default for AnalyticsCache {
@@ -102,6 +115,7 @@ impl Default for AnalyticsCache {
         Self {
             totals: bounded(|t: &GroupedTotals| t.groups.len()),
             increments: bounded(Vec::len),
+            top_videos: bounded(Vec::len),
         }
     }
 }
@@ -115,10 +129,17 @@ impl AnalyticsCache {
         org: OrgId,
         query: &AnalyticsQuery,
     ) -> Result<Arc<GroupedTotals>, StoreError> {
-        kept_or_computed(&self.totals, store, org, query, || async {
-            let rows = store.analytics_totals(org, query).await?;
-            Ok(GroupedTotals::of(query.group_by, &rows))
-        })
+        kept_or_computed(
+            &self.totals,
+            store,
+            org,
+            query,
+            reads_rollup(query),
+            || async {
+                let rows = store.analytics_totals(org, query).await?;
+                Ok(GroupedTotals::of(query.group_by, &rows))
+            },
+        )
         .await
     }
 
@@ -130,29 +151,50 @@ impl AnalyticsCache {
         org: OrgId,
         query: &AnalyticsQuery,
     ) -> Result<Arc<Vec<AnalyticsRow>>, StoreError> {
-        kept_or_computed(&self.increments, store, org, query, || {
-            store.analytics_increments(org, query)
+        kept_or_computed(
+            &self.increments,
+            store,
+            org,
+            query,
+            reads_rollup(query),
+            || store.analytics_increments(org, query),
+        )
+        .await
+    }
+
+    /// The ranking of the videos' leaderboard `query` for `org`
+    /// (`VideoStore::top_video_ids`), kept or computed.
+    pub async fn top_video_ids(
+        &self,
+        store: &dyn Store,
+        org: OrgId,
+        query: &TopVideosQuery,
+    ) -> Result<Arc<Vec<VideoId>>, StoreError> {
+        kept_or_computed(&self.top_videos, store, org, query, true, || {
+            store.top_video_ids(org, query)
         })
         .await
     }
 }
 
 /// The answer `cache` keeps for `query` while the organization's analytics
-/// revision holds, else `compute`'s (kept); a question the rollup does not
-/// answer alone is always computed.
-async fn kept_or_computed<T, F, Fut>(
-    cache: &Cache<Key, Arc<Kept<T>>>,
+/// revision holds, else `compute`'s (kept); a question that does not move
+/// with the revision alone (`keepable` false) is always computed.
+async fn kept_or_computed<Q, T, F, Fut>(
+    cache: &Cache<Key<Q>, Arc<Kept<T>>>,
     store: &dyn Store,
     org: OrgId,
-    query: &AnalyticsQuery,
+    query: &Q,
+    keepable: bool,
     compute: F,
 ) -> Result<Arc<T>, StoreError>
 where
+    Q: std::hash::Hash + Eq + Clone + Send + Sync + 'static,
     T: Send + Sync + 'static,
     F: FnOnce() -> Fut,
     Fut: std::future::Future<Output = Result<T, StoreError>>,
 {
-    if !reads_rollup(query) {
+    if !keepable {
         return compute().await.map(Arc::new);
     }
     // The revision first: an answer computed after it is at least as new,

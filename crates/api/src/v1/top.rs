@@ -331,9 +331,10 @@ async fn top_videos(
     limit: i64,
     previous: Option<vidpulse_domain::analytics::DateRange>,
 ) -> Result<Vec<TopItem>, ApiError> {
-    let videos = app
-        .store
-        .top_videos(
+    let ranked = app
+        .analytics
+        .top_video_ids(
+            &*app.store,
             org,
             &TopVideosQuery {
                 window: query.window,
@@ -344,6 +345,10 @@ async fn top_videos(
                 limit,
             },
         )
+        .await?;
+    let videos = app
+        .store
+        .top_videos_by_id(org, &ranked, query.window)
         .await?;
     let mut items: Vec<TopItem> = videos
         .into_iter()

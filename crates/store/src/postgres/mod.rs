@@ -29,7 +29,11 @@ impl PgStore {
         let options = PgConnectOptions::from_str(&config.url)
             .map_err(|e| StoreError::Config(format!("invalid PostgreSQL URL: {e}")))?
             // Dates and JSON timestamps are computed in UTC whatever the server's default.
-            .options([("timezone", "UTC")]);
+            // No JIT: a statement that runs a subquery per video (the videos'
+            // leaderboard, a listing sorted by gains) is estimated costly
+            // enough to compile, and compiling took 180 ms of its 600
+            // (BENCHMARKS.md); our statements are short, compiled code never pays.
+            .options([("timezone", "UTC"), ("jit", "off")]);
         let pool = PgPoolOptions::new()
             .max_connections(config.max_connections.max(1))
             .acquire_timeout(Duration::from_secs(10))

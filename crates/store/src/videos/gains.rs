@@ -13,13 +13,16 @@ use crate::sql::{Builder, Conn, Dialect};
 /// (a scalar expression): the close of its last visible day in `window`
 /// minus the baseline (the close of its last visible day before `from`,
 /// else its first reading on `from`, else 0); NULL when it has no visible
-/// close within `window`. Each part is one seek in `daily_closes`' key.
+/// close within `window`. Each part is one seek in `daily_closes`' key; a
+/// video whose tracking started after `from` sees no close before it, so
+/// its baseline is 0 without a seek (every video tracked within the
+/// window: one seek instead of three).
 pub(crate) fn push_gain<D: Dialect>(b: &mut Builder<D>, metric: Metric, window: DateRange) {
     let m = metric.as_str();
+    let start = D::day_of("tv.tracking_started_at");
     let visible = format!(
         "c.platform_video_id = tv.platform_video_id AND c.organization_id = tv.organization_id
-         AND c.day >= {start}",
-        start = D::day_of("tv.tracking_started_at"),
+         AND c.day >= {start}"
     );
     b.push(&format!(
         "((SELECT coalesce(c.last_{m}, 0) FROM daily_closes c
@@ -30,8 +33,11 @@ pub(crate) fn push_gain<D: Dialect>(b: &mut Builder<D>, metric: Metric, window: 
     .push(" AND c.day <= ")
     .push_bind(window.to)
     .push(&format!(
-        " ORDER BY c.day DESC LIMIT 1)
-         - coalesce((SELECT coalesce(c.last_{m}, 0) FROM daily_closes c
+        " ORDER BY c.day DESC LIMIT 1) - CASE WHEN {start} > "
+    ))
+    .push_bind(window.from)
+    .push(&format!(
+        " THEN 0 ELSE coalesce((SELECT coalesce(c.last_{m}, 0) FROM daily_closes c
                      WHERE {visible} AND c.day < "
     ))
     .push_bind(window.from)
@@ -41,7 +47,7 @@ pub(crate) fn push_gain<D: Dialect>(b: &mut Builder<D>, metric: Metric, window: 
                      WHERE {visible} AND c.day = "
     ))
     .push_bind(window.from)
-    .push("), 0))");
+    .push("), 0) END)");
 }
 
 /// The five gains over `window` of the organization's videos `ids`; a video

@@ -345,7 +345,7 @@ impl ListQuery {
 
 /// A leaderboard of videos: the filters of a listing, ranked by what
 /// `metric` gained over `window`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TopVideosQuery {
     /// The days measured.
     pub window: DateRange,
@@ -453,11 +453,35 @@ pub trait VideoStore {
     ) -> Result<Vec<VideoRecord>, StoreError>;
 
     /// The organization's videos that gained most of a metric over a window
-    /// (the totals rules); videos without a reading in the window are left out.
+    /// (the totals rules); videos without a reading in the window are left
+    /// out. [`VideoStore::top_video_ids`], then [`VideoStore::top_videos_by_id`].
     async fn top_videos(
         &self,
         org: OrgId,
         query: &TopVideosQuery,
+    ) -> Result<Vec<TopVideo>, StoreError> {
+        let ids = self.top_video_ids(org, query).await?;
+        self.top_videos_by_id(org, &ids, query.window).await
+    }
+
+    /// The ranking of [`VideoStore::top_videos`] alone, best first: every
+    /// matching video's gain computed and sorted (the costly part). It
+    /// moves only with the organization's analytics revision
+    /// (`AnalyticsStore::analytics_revision`), so it can be kept under it.
+    async fn top_video_ids(
+        &self,
+        org: OrgId,
+        query: &TopVideosQuery,
+    ) -> Result<Vec<VideoId>, StoreError>;
+
+    /// The leaderboard entries of the organization's videos `ids` (in that
+    /// order) with their gains over `window`; an id no longer tracked, or
+    /// without a reading in the window, is left out.
+    async fn top_videos_by_id(
+        &self,
+        org: OrgId,
+        ids: &[VideoId],
+        window: DateRange,
     ) -> Result<Vec<TopVideo>, StoreError>;
 
     /// The gains of the organization's videos `ids` over `window`, by id;

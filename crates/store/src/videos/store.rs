@@ -144,11 +144,11 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
         D::fetch_records(read.build(), &mut *self.read().await?, now).await
     }
 
-    async fn top_videos(
+    async fn top_video_ids(
         &self,
         org: OrgId,
         query: &TopVideosQuery,
-    ) -> Result<Vec<TopVideo>, StoreError> {
+    ) -> Result<Vec<VideoId>, StoreError> {
         let filters = ListQuery {
             platform: query.platform,
             campaign: query.campaign.clone(),
@@ -156,8 +156,7 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
             ..ListQuery::all(query.window.to)
         };
         // Every matching video's gain of the one metric, its id alone
-        // carried through the sort; the places' fields and five gains after.
-        // The gain is computed once per video: videos without one (no
+        // carried through the sort. The gain is computed once per video: videos without one (no
         // reading in the window) sort last and are dropped here, rather
         // than by a `WHERE gain IS NOT NULL` that the database would
         // evaluate as a second computation of every gain.
@@ -168,17 +167,25 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
         push_listing(&mut top, org, &filters, DateTime::UNIX_EPOCH);
         top.push(" ORDER BY gain DESC NULLS LAST, tv.id LIMIT ")
             .push_bind(query.limit);
-        let mut conn = self.read().await?;
-        let ids: Vec<VideoId> = top
+        Ok(top
             .build()
-            .fetch_all::<(Uuid, Option<i64>)>(&mut conn)
+            .fetch_all::<(Uuid, Option<i64>)>(&mut *self.read().await?)
             .await?
             .into_iter()
             .filter_map(|(id, gain)| gain.map(|_| VideoId(id)))
-            .collect();
+            .collect())
+    }
+
+    async fn top_videos_by_id(
+        &self,
+        org: OrgId,
+        ids: &[VideoId],
+        window: DateRange,
+    ) -> Result<Vec<TopVideo>, StoreError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
+        let mut conn = self.read().await?;
         let mut fields = Builder::<D>::new(
             "SELECT tv.id, pv.external_id, pv.title, pv.url, pv.platform, pv.author_username
              FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
@@ -198,7 +205,7 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
             .map(|r| (VideoId(r.0), r))
             .collect();
         let gains: std::collections::HashMap<VideoId, Metrics> =
-            gains::gains_of::<D>(&mut conn, org, &ids, query.window)
+            gains::gains_of::<D>(&mut conn, org, ids, window)
                 .await?
                 .into_iter()
                 .collect();

@@ -30,7 +30,7 @@ pub(crate) const B: &str = "yt000000001";
 pub(crate) const C: &str = "7000000000000000002";
 const TOTALS: &str = "/v1/analytics/metrics/totals";
 const INCREMENTS: &str = "/v1/analytics/metrics/increments";
-const HEADER: &str = "platform,external_video_id,captured_at,views,likes,comments,reposts,saves,channel_username,published_at";
+pub(crate) const HEADER: &str = "platform,external_video_id,captured_at,views,likes,comments,reposts,saves,channel_username,published_at";
 
 /// The first day of the history.
 fn day0(app: &TestApp) -> NaiveDate {
@@ -42,7 +42,7 @@ pub(crate) fn d(app: &TestApp, n: i64) -> String {
 }
 
 /// One video of a crafted file.
-struct Video<'a> {
+pub(crate) struct Video<'a> {
     platform: &'a str,
     id: &'a str,
     who: &'a str,
@@ -56,7 +56,7 @@ const VIDEO_A: Video = Video {
     who: "Mira",
     published: -3,
 };
-const VIDEO_B: Video = Video {
+pub(crate) const VIDEO_B: Video = Video {
     platform: "youtube",
     id: B,
     who: "mira",
@@ -70,7 +70,7 @@ const VIDEO_C: Video = Video {
 };
 
 /// A CSV line: `video` read at `hour`:00 UTC on day `D+day` with `views`.
-fn csv_row(app: &TestApp, video: &Video, day: i64, hour: u32, views: i64) -> String {
+pub(crate) fn csv_row(app: &TestApp, video: &Video, day: i64, hour: u32, views: i64) -> String {
     let Video {
         platform,
         id,

@@ -27,11 +27,6 @@ async fn record(app: &TestApp, key: &str, id: &str) -> Value {
     a.body["data"]["data"].clone()
 }
 
-async fn delete(app: &TestApp, key: &str, path: &str) -> crate::helpers::Answer {
-    app.send_json(reqwest::Method::DELETE, path, Some(key), &Value::Null)
-        .await
-}
-
 #[rstest]
 #[tokio::test]
 async fn batch_edits_every_named_video(
@@ -242,10 +237,14 @@ async fn untrack_leaves_other_organizations_alone(
     assert!(has_c(&a.body["data"]["groups"]), "{}", a.body);
 
     // Another organization's id is not found.
-    let a = delete(&app, &key, &format!("/v1/videos/by-id/{}", theirs[0])).await;
+    let a = app
+        .delete(&format!("/v1/videos/by-id/{}", theirs[0]), &key)
+        .await;
     assert_nested_error(&a, 404, "VIDEO_NOT_FOUND");
 
-    let a = delete(&app, &key, &format!("/v1/videos/by-id/{}", mine[0])).await;
+    let a = app
+        .delete(&format!("/v1/videos/by-id/{}", mine[0]), &key)
+        .await;
     assert_eq!(a.status.as_u16(), 200, "{}", a.body);
     assert_eq!(
         a.body["data"],
@@ -269,7 +268,9 @@ async fn untrack_leaves_other_organizations_alone(
     assert_eq!(tagged.body["data"]["pagination"]["total"], 0);
     let a = app.get(&totals, Some(&key)).await;
     assert!(!has_c(&a.body["data"]["groups"]), "{}", a.body);
-    let a = delete(&app, &key, &format!("/v1/videos/by-id/{}", mine[0])).await;
+    let a = app
+        .delete(&format!("/v1/videos/by-id/{}", mine[0]), &key)
+        .await;
     assert_nested_error(&a, 404, "VIDEO_NOT_FOUND");
 
     // The other organization sees no change, and its video is still read.
@@ -312,7 +313,9 @@ async fn untrack_frees_the_quota_and_stops_reads(
         .await;
     assert_nested_error(&full, 403, "SUBSCRIPTION_LIMIT");
 
-    let a = delete(&app, &key, "/v1/videos/by-external-id/yt000000000").await;
+    let a = app
+        .delete("/v1/videos/by-external-id/yt000000000", &key)
+        .await;
     assert_eq!(a.status.as_u16(), 200, "{}", a.body);
     let again = app.track(&key, &[TIKTOK]).await;
     assert_eq!(again["meta"]["summary"]["tracked"], 1, "{again}");
@@ -329,7 +332,7 @@ async fn untrack_frees_the_quota_and_stops_reads(
         "/v1/videos/by-id/not-a-uuid",
         "/v1/videos/by-external-id/none",
     ] {
-        assert_nested_error(&delete(&app, &key, path).await, 404, "VIDEO_NOT_FOUND");
+        assert_nested_error(&app.delete(path, &key).await, 404, "VIDEO_NOT_FOUND");
     }
     let a = app
         .send_json(

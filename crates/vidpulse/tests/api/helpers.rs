@@ -239,6 +239,11 @@ impl TestApp {
             .await
     }
 
+    pub async fn delete(&self, path: &str, key: &str) -> Answer {
+        self.send_json(reqwest::Method::DELETE, path, Some(key), &Value::Null)
+            .await
+    }
+
     /// Tracks `urls` and expects 200.
     pub async fn track(&self, key: &str, urls: &[&str]) -> Value {
         let a = self

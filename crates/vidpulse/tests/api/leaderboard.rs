@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use vidpulse_domain::Plan;
 use vidpulse_store::Backend;
 
-use crate::analytics::{A, B, C, credits, d, import, ok, with_history};
+use crate::analytics::{A, B, C, HEADER, VIDEO_B, credits, csv_row, d, import, ok, with_history};
 use crate::helpers::{TestApp, assert_nested_error};
 
 const TOP: &str = "/v1/analytics/top";
@@ -116,6 +116,60 @@ async fn top_videos_rank_the_window_gains(
     )
     .await;
     assert_eq!(data["items"], json!([]));
+}
+
+/// The videos' leaderboard asked again answers from the ranking the API
+/// node kept while the organization's analytics are unchanged, and follows
+/// every change at once: a new reading that reorders it, a campaign moved,
+/// a video untracked. Each read is charged.
+#[rstest]
+#[tokio::test]
+async fn kept_video_leaderboard_follows_every_change_at_once(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let (org, key) = with_history(&app).await;
+    let window = format!("from={}&to={}", d(&app, 3), d(&app, 5));
+    let top = format!("{TOP}?{window}");
+    let spring = format!("{TOP}?{window}&campaign=Spring");
+    let before = credits(&app, &key).await;
+    let first = ok(&app, &top, &key).await;
+    assert_eq!(places(&first), vec![p(A, 3000), p(B, 1000), p(C, -280)]);
+    assert_eq!(ok(&app, &top, &key).await, first, "asked again");
+    assert_eq!(ok(&app, &spring, &key).await["items"], json!([]));
+    assert_eq!(
+        credits(&app, &key).await - before,
+        3,
+        "each read is charged"
+    );
+
+    // A later reading of B on D+5: 60,000 views, B passes A.
+    let line = csv_row(&app, &VIDEO_B, 5, 20, 60_000);
+    import(&app, org, &format!("{HEADER}\n{line}\n"))
+        .await
+        .unwrap();
+    let now = ok(&app, &top, &key).await;
+    assert_eq!(places(&now), vec![p(B, 10_000), p(A, 3000), p(C, -280)]);
+
+    // A campaign set on C: the campaign's leaderboard has it at once.
+    let patched = app
+        .patch(
+            &format!("/v1/videos/by-external-id/{C}"),
+            &key,
+            &json!({"campaign": "Spring"}),
+        )
+        .await;
+    assert_eq!(patched.status.as_u16(), 200, "{}", patched.body);
+    assert_eq!(places(&ok(&app, &spring, &key).await), vec![p(C, -280)]);
+
+    // A untracked: it leaves the leaderboard, the others move up.
+    let gone = app
+        .delete(&format!("/v1/videos/by-external-id/{A}"), &key)
+        .await;
+    assert_eq!(gone.status.as_u16(), 200, "{}", gone.body);
+    let now = ok(&app, &top, &key).await;
+    assert_eq!(places(&now), vec![p(B, 10_000), p(C, -280)]);
+    assert_eq!(now["items"][1]["rank"], 2);
 }
 
 #[rstest]
