@@ -14,9 +14,9 @@
 //!
 //! The videos' leaderboard ranks every matching video by its gain (a few
 //! hundred milliseconds at 100,000 videos); the gains read the daily closes
-//! whose every change moves the same revision, so its ranking (the ids
-//! alone) is kept alike, and each answer reads its places' fields and
-//! gains afresh.
+//! and tracking windows whose every change moves the same revision, so its
+//! ranking (each place's id and gains) is kept alike, and each answer reads
+//! its places' titles, links and creators afresh.
 
 use std::sync::Arc;
 
@@ -102,12 +102,12 @@ where
 }
 
 /// The kept answers: totals grouped, increments as rows, the videos'
-/// leaderboard as its ranked ids.
+/// leaderboard as its ranked ids and gains.
 #[derive(Debug, Clone)]
 pub struct AnalyticsCache {
     totals: Cache<Key, Arc<Kept<GroupedTotals>>>,
     increments: Cache<Key, Arc<Kept<Vec<AnalyticsRow>>>>,
-    top_videos: Cache<Key<TopVideosQuery>, Arc<Kept<Vec<VideoId>>>>,
+    top_videos: Cache<Key<TopVideosQuery>, Arc<Kept<Vec<(VideoId, Metrics)>>>>,
 }
 
 impl Default for AnalyticsCache {
@@ -163,15 +163,15 @@ impl AnalyticsCache {
     }
 
     /// The ranking of the videos' leaderboard `query` for `org`
-    /// (`VideoStore::top_video_ids`), kept or computed.
-    pub async fn top_video_ids(
+    /// (`VideoStore::top_video_gains`), kept or computed.
+    pub async fn top_video_gains(
         &self,
         store: &dyn Store,
         org: OrgId,
         query: &TopVideosQuery,
-    ) -> Result<Arc<Vec<VideoId>>, StoreError> {
+    ) -> Result<Arc<Vec<(VideoId, Metrics)>>, StoreError> {
         kept_or_computed(&self.top_videos, store, org, query, true, || {
-            store.top_video_ids(org, query)
+            store.top_video_gains(org, query)
         })
         .await
     }

@@ -333,7 +333,7 @@ async fn top_videos(
 ) -> Result<Vec<TopItem>, ApiError> {
     let ranked = app
         .analytics
-        .top_video_ids(
+        .top_video_gains(
             &*app.store,
             org,
             &TopVideosQuery {
@@ -346,10 +346,7 @@ async fn top_videos(
             },
         )
         .await?;
-    let videos = app
-        .store
-        .top_videos_by_id(org, &ranked, query.window)
-        .await?;
+    let videos = app.store.top_videos_of(org, &ranked).await?;
     let mut items: Vec<TopItem> = videos
         .into_iter()
         .enumerate()

@@ -454,34 +454,35 @@ pub trait VideoStore {
 
     /// The organization's videos that gained most of a metric over a window
     /// (the totals rules); videos without a reading in the window are left
-    /// out. [`VideoStore::top_video_ids`], then [`VideoStore::top_videos_by_id`].
+    /// out. [`VideoStore::top_video_gains`], then [`VideoStore::top_videos_of`].
     async fn top_videos(
         &self,
         org: OrgId,
         query: &TopVideosQuery,
     ) -> Result<Vec<TopVideo>, StoreError> {
-        let ids = self.top_video_ids(org, query).await?;
-        self.top_videos_by_id(org, &ids, query.window).await
+        let ranked = self.top_video_gains(org, query).await?;
+        self.top_videos_of(org, &ranked).await
     }
 
-    /// The ranking of [`VideoStore::top_videos`] alone, best first: every
-    /// matching video's gain computed and sorted (the costly part). It
-    /// moves only with the organization's analytics revision
-    /// (`AnalyticsStore::analytics_revision`), so it can be kept under it.
-    async fn top_video_ids(
+    /// The ranking of [`VideoStore::top_videos`] alone, best first, each
+    /// place with its five gains: every matching video's gain computed and
+    /// sorted (the costly part). Daily closes and tracking windows alone
+    /// decide it, and each of their changes moves the organization's
+    /// analytics revision (`AnalyticsStore::analytics_revision`), so it can
+    /// be kept under it.
+    async fn top_video_gains(
         &self,
         org: OrgId,
         query: &TopVideosQuery,
-    ) -> Result<Vec<VideoId>, StoreError>;
+    ) -> Result<Vec<(VideoId, Metrics)>, StoreError>;
 
-    /// The leaderboard entries of the organization's videos `ids` (in that
-    /// order) with their gains over `window`; an id no longer tracked, or
-    /// without a reading in the window, is left out.
-    async fn top_videos_by_id(
+    /// The leaderboard entries of `ranked` (in that order, with those
+    /// gains), their platform ids, titles, links and creators read now; a
+    /// video no longer tracked is left out.
+    async fn top_videos_of(
         &self,
         org: OrgId,
-        ids: &[VideoId],
-        window: DateRange,
+        ranked: &[(VideoId, Metrics)],
     ) -> Result<Vec<TopVideo>, StoreError>;
 
     /// The gains of the organization's videos `ids` over `window`, by id;

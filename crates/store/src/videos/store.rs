@@ -144,11 +144,11 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
         D::fetch_records(read.build(), &mut *self.read().await?, now).await
     }
 
-    async fn top_video_ids(
+    async fn top_video_gains(
         &self,
         org: OrgId,
         query: &TopVideosQuery,
-    ) -> Result<Vec<VideoId>, StoreError> {
+    ) -> Result<Vec<(VideoId, Metrics)>, StoreError> {
         let filters = ListQuery {
             platform: query.platform,
             campaign: query.campaign.clone(),
@@ -156,10 +156,11 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
             ..ListQuery::all(query.window.to)
         };
         // Every matching video's gain of the one metric, its id alone
-        // carried through the sort. The gain is computed once per video: videos without one (no
-        // reading in the window) sort last and are dropped here, rather
-        // than by a `WHERE gain IS NOT NULL` that the database would
-        // evaluate as a second computation of every gain.
+        // carried through the sort; the places' five gains after. The gain
+        // is computed once per video: videos without one (no reading in the
+        // window) sort last and are dropped here, rather than by a `WHERE
+        // gain IS NOT NULL` that the database would evaluate as a second
+        // computation of every gain.
         let mut top = Builder::<D>::new("SELECT tv.id, ");
         gains::push_gain(&mut top, query.metric, query.window);
         top.push(" AS gain ");
@@ -167,25 +168,33 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
         push_listing(&mut top, org, &filters, DateTime::UNIX_EPOCH);
         top.push(" ORDER BY gain DESC NULLS LAST, tv.id LIMIT ")
             .push_bind(query.limit);
-        Ok(top
+        let mut conn = self.read().await?;
+        let ids: Vec<VideoId> = top
             .build()
-            .fetch_all::<(Uuid, Option<i64>)>(&mut *self.read().await?)
+            .fetch_all::<(Uuid, Option<i64>)>(&mut conn)
             .await?
             .into_iter()
             .filter_map(|(id, gain)| gain.map(|_| VideoId(id)))
+            .collect();
+        let mut gains: std::collections::HashMap<VideoId, Metrics> =
+            gains::gains_of::<D>(&mut conn, org, &ids, query.window)
+                .await?
+                .into_iter()
+                .collect();
+        Ok(ids
+            .into_iter()
+            .filter_map(|id| Some((id, gains.remove(&id)?)))
             .collect())
     }
 
-    async fn top_videos_by_id(
+    async fn top_videos_of(
         &self,
         org: OrgId,
-        ids: &[VideoId],
-        window: DateRange,
+        ranked: &[(VideoId, Metrics)],
     ) -> Result<Vec<TopVideo>, StoreError> {
-        if ids.is_empty() {
+        if ranked.is_empty() {
             return Ok(Vec::new());
         }
-        let mut conn = self.read().await?;
         let mut fields = Builder::<D>::new(
             "SELECT tv.id, pv.external_id, pv.title, pv.url, pv.platform, pv.author_username
              FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
@@ -194,28 +203,23 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
         fields
             .push_bind(org.0)
             .push(" AND tv.id IN (")
-            .push_list(ids.iter().map(|id| id.0))
+            .push_list(ranked.iter().map(|(id, _)| id.0))
             .push(")");
         type Row = (Uuid, String, Option<String>, String, String, Option<String>);
         let mut rows: std::collections::HashMap<VideoId, Row> = fields
             .build()
-            .fetch_all::<Row>(&mut conn)
+            .fetch_all::<Row>(&mut *self.read().await?)
             .await?
             .into_iter()
             .map(|r| (VideoId(r.0), r))
             .collect();
-        let gains: std::collections::HashMap<VideoId, Metrics> =
-            gains::gains_of::<D>(&mut conn, org, ids, window)
-                .await?
-                .into_iter()
-                .collect();
-        ids.iter()
-            .filter_map(|id| {
-                let (_, external_id, title, url, platform, author) = rows.remove(id)?;
-                let gains = *gains.get(id)?;
+        ranked
+            .iter()
+            .filter_map(|&(id, gains)| {
+                let (_, external_id, title, url, platform, author) = rows.remove(&id)?;
                 Some(
                     crate::rows::parse_platform(&platform).map(|platform| TopVideo {
-                        video_id: *id,
+                        video_id: id,
                         external_id,
                         title,
                         url,
