@@ -30,6 +30,9 @@ use vidpulse_store::{AnalyticsRow, Store, StoreError, TopVideosQuery};
 /// Which answer an entry is: the organization and the question.
 type Key<Q = AnalyticsQuery> = (OrgId, Q);
 
+/// The videos' leaderboard: each place's id and five gains, best first.
+pub type Ranking = Vec<(VideoId, Metrics)>;
+
 /// An answer kept under the revision it was computed at (or after).
 #[derive(Debug)]
 struct Kept<T> {
@@ -107,7 +110,7 @@ where
 pub struct AnalyticsCache {
     totals: Cache<Key, Arc<Kept<GroupedTotals>>>,
     increments: Cache<Key, Arc<Kept<Vec<AnalyticsRow>>>>,
-    top_videos: Cache<Key<TopVideosQuery>, Arc<Kept<Vec<(VideoId, Metrics)>>>>,
+    top_videos: Cache<Key<TopVideosQuery>, Arc<Kept<Ranking>>>,
 }
 
 impl Default for AnalyticsCache {
@@ -169,7 +172,7 @@ impl AnalyticsCache {
         store: &dyn Store,
         org: OrgId,
         query: &TopVideosQuery,
-    ) -> Result<Arc<Vec<(VideoId, Metrics)>>, StoreError> {
+    ) -> Result<Arc<Ranking>, StoreError> {
         kept_or_computed(&self.top_videos, store, org, query, true, || {
             store.top_video_gains(org, query)
         })
