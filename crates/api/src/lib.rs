@@ -8,6 +8,7 @@
 
 pub mod analytics_cache;
 pub mod auth;
+pub mod charges;
 pub mod dashboard;
 pub mod envelope;
 pub mod error;

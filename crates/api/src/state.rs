@@ -11,6 +11,7 @@ use vidpulse_store::Store;
 
 use crate::analytics_cache::AnalyticsCache;
 use crate::auth::KeyCache;
+use crate::charges::ChargeQueue;
 use crate::dashboard::identity::{Identity, IdentityConfig};
 use crate::files::{FileStore, LocalFiles};
 use crate::mail::{MailConfig, Mailer};
@@ -149,6 +150,8 @@ pub struct SharedState {
     pub records: RecordCache,
     /// Analytics answers recently computed from the rollup.
     pub analytics: AnalyticsCache,
+    /// Credit charges of reads, written together.
+    pub charges: ChargeQueue,
     /// Hashes and verifies web-app passwords.
     pub passwords: Passwords,
     /// Per-address budgets of sign-in attempts and password links.
@@ -174,6 +177,7 @@ impl AppState {
             limits: Arc::new(RateLimits::new(&config.rate_limits)),
             records: RecordCache::new(config.record_cache_bytes),
             analytics: AnalyticsCache::default(),
+            charges: ChargeQueue::new(store.clone()),
             config: Arc::new(config),
             store,
             clock,

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use vidpulse_domain::{ApiKeyId, OrgId};
 
 use crate::StoreError;
-use crate::sql::{Dialect, SqlStore, Tx, lock_org};
+use crate::sql::{Builder, Dialect, SqlStore, Tx, lock_org};
 
 /// One charge to write.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +43,10 @@ pub trait CreditStore {
     /// Writes a charge.
     async fn charge(&self, charge: &Charge) -> Result<i64, StoreError>;
 
+    /// Writes `charges` in one transaction: every one, or none (a charge of
+    /// an organization that no longer exists fails them all).
+    async fn charge_all(&self, charges: &[Charge]) -> Result<(), StoreError>;
+
     /// Writes a charge unless the organization already has `cap` charges of
     /// the same reason since `since`; atomic against concurrent calls.
     async fn charge_within_cap(
@@ -59,6 +63,9 @@ pub trait CreditStore {
 const INSERT: &str = "INSERT INTO credit_ledger
     (organization_id, api_key_id, request_id, amount, reason, subject, created_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id";
+
+/// Ledger rows per multi-row insert: 7 binds each stays under SQLite's 32,766.
+const CHARGES_PER_INSERT: usize = 1000;
 
 /// Writes charge `c` inside the caller's transaction; the ledger row's id.
 pub(crate) async fn insert_charge<D: Dialect>(
@@ -90,6 +97,31 @@ impl<D: Dialect> CreditStore for SqlStore<D> {
             .bind(c.at)
             .fetch_scalar(&mut *self.write().await?)
             .await?)
+    }
+
+    async fn charge_all(&self, charges: &[Charge]) -> Result<(), StoreError> {
+        if charges.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.write_tx().await?;
+        for chunk in charges.chunks(CHARGES_PER_INSERT) {
+            let mut insert = Builder::<D>::new(
+                "INSERT INTO credit_ledger
+                 (organization_id, api_key_id, request_id, amount, reason, subject, created_at) ",
+            );
+            insert.push_values(chunk, |b, c| {
+                b.bind(c.organization_id.0)
+                    .bind(c.api_key_id.map(|k| k.0))
+                    .bind(c.request_id.as_str())
+                    .bind(c.amount)
+                    .bind(c.reason)
+                    .bind(c.subject.as_deref())
+                    .bind(c.at);
+            });
+            insert.build().execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(())
     }
 
     async fn charge_within_cap(

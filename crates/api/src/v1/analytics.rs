@@ -487,8 +487,8 @@ pub(crate) async fn charge(
     ctx: &RequestContext,
     reason: &'static str,
 ) -> Result<(), ApiError> {
-    app.store
-        .charge(&Charge {
+    app.charges
+        .charge(Charge {
             organization_id: auth.org.id,
             api_key_id: Some(auth.key_id),
             request_id: ctx.id.clone(),

@@ -101,3 +101,40 @@ async fn concurrent_capped_charges_never_exceed_the_cap(
     }
     assert_eq!(charged, 5);
 }
+
+/// Charges written together are all in the ledger, or none is: a batch
+/// with one charge of an organization that does not exist writes nothing.
+#[rstest]
+#[tokio::test]
+async fn charges_written_together_are_all_or_nothing(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (_db, store) = store(backend).await;
+    let a = org(&store, Plan::Pro).await;
+    let b = org(&store, Plan::Pro).await;
+    let used = |org| {
+        let store = store.clone();
+        async move {
+            store
+                .usage_history(org, t0().date_naive() - Duration::days(1))
+                .await
+                .unwrap()
+                .iter()
+                .map(|d| d.credits_used)
+                .sum::<i64>()
+        }
+    };
+    let batch: Vec<Charge> = (0..1500)
+        .map(|n| charge(if n % 3 == 0 { b } else { a }, t0()))
+        .collect();
+    store.charge_all(&batch).await.unwrap();
+    assert_eq!((used(a).await, used(b).await), (1000, 500));
+    store.charge_all(&[]).await.unwrap();
+
+    let ghost = vidpulse_domain::OrgId(uuid::Uuid::new_v4());
+    let refused = store
+        .charge_all(&[charge(a, t0()), charge(ghost, t0()), charge(b, t0())])
+        .await;
+    assert!(refused.is_err(), "{refused:?}");
+    assert_eq!((used(a).await, used(b).await), (1000, 500), "nothing written");
+}
