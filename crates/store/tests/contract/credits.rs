@@ -136,5 +136,9 @@ async fn charges_written_together_are_all_or_nothing(
         .charge_all(&[charge(a, t0()), charge(ghost, t0()), charge(b, t0())])
         .await;
     assert!(refused.is_err(), "{refused:?}");
-    assert_eq!((used(a).await, used(b).await), (1000, 500), "nothing written");
+    assert_eq!(
+        (used(a).await, used(b).await),
+        (1000, 500),
+        "nothing written"
+    );
 }
