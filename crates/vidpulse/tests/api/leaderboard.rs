@@ -40,6 +40,18 @@ fn p(key: &str, views: i64) -> (String, i64) {
     (key.to_owned(), views)
 }
 
+/// Sets the campaign of the video with platform id `external_id`.
+async fn set_campaign(app: &TestApp, key: &str, external_id: &str, campaign: &str) {
+    let patched = app
+        .patch(
+            &format!("/v1/videos/by-external-id/{external_id}"),
+            key,
+            &json!({ "campaign": campaign }),
+        )
+        .await;
+    assert_eq!(patched.status.as_u16(), 200, "{}", patched.body);
+}
+
 #[rstest]
 #[tokio::test]
 async fn top_videos_rank_the_window_gains(
@@ -91,14 +103,7 @@ async fn top_videos_rank_the_window_gains(
     assert_eq!(places(&data), vec![p(A, 3000), p(B, 1000)]);
     let data = ok(&app, &format!("{TOP}?{window}&blogger=ana"), &key).await;
     assert_eq!(places(&data), vec![p(C, -280)]);
-    let patched = app
-        .patch(
-            &format!("/v1/videos/by-external-id/{C}"),
-            &key,
-            &json!({"campaign": "Spring"}),
-        )
-        .await;
-    assert_eq!(patched.status.as_u16(), 200, "{}", patched.body);
+    set_campaign(&app, &key, C, "Spring").await;
     let data = ok(&app, &format!("{TOP}?{window}&campaign=Spring"), &key).await;
     assert_eq!(places(&data), vec![p(C, -280)]);
 
@@ -152,14 +157,7 @@ async fn kept_video_leaderboard_follows_every_change_at_once(
     assert_eq!(places(&now), vec![p(B, 10_000), p(A, 3000), p(C, -280)]);
 
     // A campaign set on C: the campaign's leaderboard has it at once.
-    let patched = app
-        .patch(
-            &format!("/v1/videos/by-external-id/{C}"),
-            &key,
-            &json!({"campaign": "Spring"}),
-        )
-        .await;
-    assert_eq!(patched.status.as_u16(), 200, "{}", patched.body);
+    set_campaign(&app, &key, C, "Spring").await;
     assert_eq!(places(&ok(&app, &spring, &key).await), vec![p(C, -280)]);
 
     // A untracked: it leaves the leaderboard, the others move up.
