@@ -78,6 +78,15 @@ async fn six_videos(app: &TestApp) -> String {
     key
 }
 
+/// The body of the video export with `query`, which must answer 200.
+async fn exported(app: &TestApp, key: &str, query: &str) -> Value {
+    let a = app
+        .get(&format!("/v1/videos/export?{query}"), Some(key))
+        .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    a.body
+}
+
 /// An export longer than one slice (the server reads 25 records at a
 /// time): every video once, in the listing's order across the slices.
 #[rstest]
@@ -102,23 +111,11 @@ async fn an_export_of_many_slices_keeps_the_listing_order(
         let page = listed.body["data"]["data"].as_array().unwrap().clone();
         assert_eq!(page.len(), 80);
 
-        let a = app
-            .get(
-                &format!("/v1/videos/export?format=ndjson&{filters}"),
-                Some(&key),
-            )
-            .await;
-        assert_eq!(a.status.as_u16(), 200, "{}", a.body);
-        assert_eq!(ndjson(&a.body), page, "{filters}");
+        let lines = exported(&app, &key, &format!("format=ndjson&{filters}")).await;
+        assert_eq!(ndjson(&lines), page, "{filters}");
 
-        let a = app
-            .get(
-                &format!("/v1/videos/export?format=csv&{filters}"),
-                Some(&key),
-            )
-            .await;
-        assert_eq!(a.status.as_u16(), 200, "{}", a.body);
-        let ids: Vec<String> = csv_maps(&a.body)
+        let rows = exported(&app, &key, &format!("format=csv&{filters}")).await;
+        let ids: Vec<String> = csv_maps(&rows)
             .into_iter()
             .map(|row| row["video_id"].clone())
             .collect();

@@ -12,7 +12,7 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use chrono::{DateTime, Utc};
-use futures::stream::{self, StreamExt};
+use futures::stream::{self, StreamExt, TryStreamExt};
 use serde::Serialize;
 use serde_json::json;
 use uuid::Uuid;
@@ -161,10 +161,8 @@ pub(super) async fn export_videos(
                     })
             }
         }))
-        .flat_map(|chunks| match chunks {
-            Ok(chunks) => stream::iter(chunks.into_iter().map(Ok).collect::<Vec<_>>()),
-            Err(e) => stream::iter(vec![Err(e)]),
-        });
+        .map_ok(|chunks| stream::iter(chunks.into_iter().map(Ok::<_, std::io::Error>)))
+        .try_flatten();
     Ok(download(format, "videos", Body::from_stream(body)))
 }
 
