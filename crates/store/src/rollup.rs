@@ -11,7 +11,9 @@
 //! by `after − before`, in the same transaction. On PostgreSQL the scope's
 //! catalog rows are locked first, so two writers of one video queue, and each
 //! transaction writes its cells in one statement in key order, so writers of
-//! different videos cannot deadlock on shared cells.
+//! different videos cannot deadlock on shared cells. The same settling
+//! recomputes the scope's latest visible closes (`latest_closes`, migration
+//! 0024), which the videos' gains read their window's end from.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -380,10 +382,60 @@ pub(crate) async fn settle<D: Dialect>(
 ) -> Result<(), StoreError> {
     let after = shares(tx, scope).await?;
     apply::<D>(tx, &changes(&before, &after)).await?;
+    settle_latest::<D>(tx, scope).await?;
     // Every organization whose closes were in scope, moved or not (two
     // videos' changes may cancel out in a cell, not in a video's gains).
     let orgs: BTreeSet<Uuid> = before.keys().chain(after.keys()).map(|c| c.org).collect();
     bump_revisions::<D>(tx, &orgs).await
+}
+
+/// Recomputes the latest visible close (migration 0024) of every tracked
+/// video in `scope`, from its closes and tracking window as they are now.
+async fn settle_latest<D: Dialect>(tx: &mut Tx<D>, scope: &Scope) -> Result<(), StoreError> {
+    if scope.is_empty() {
+        return Ok(());
+    }
+    let org = D::typed(&format!("${}", D::SCOPE_PARAMS + 1), "UUID");
+    let forget = format!(
+        "DELETE FROM latest_closes
+         WHERE platform_video_id IN (SELECT s.pv FROM {source})
+           AND ({org} IS NULL OR organization_id = {org})",
+        source = D::SCOPE_TABLE,
+    );
+    let keep = latest_sql::<D>(D::SCOPE_TABLE, &org);
+    for sql in [forget, keep] {
+        D::bind_scope(D::query(AssertSqlSafe(sql)), scope)
+            .bind(scope.org)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Inserts the latest visible close of the tracked videos of the catalog
+/// videos `source` yields (rows `pv`, as for [`shares_sql`]), of the
+/// organization `org` (an SQL expression; NULL: every organization).
+pub(crate) fn latest_sql<D: Dialect>(source: &str, org: &str) -> String {
+    let last: Vec<String> = METRICS.iter().map(|m| format!("c.last_{m}")).collect();
+    let columns: Vec<String> = METRICS.iter().map(|m| format!("last_{m}")).collect();
+    format!(
+        "INSERT INTO latest_closes (organization_id, platform_video_id, day, {columns})
+         SELECT c.organization_id, c.platform_video_id, c.day, {last}
+         FROM {source}
+         JOIN tracked_videos tv ON tv.platform_video_id = s.pv
+         JOIN daily_closes c ON c.platform_video_id = tv.platform_video_id
+                            AND c.organization_id = tv.organization_id
+                            AND c.day = (SELECT m.day FROM daily_closes m
+                                         WHERE m.platform_video_id = tv.platform_video_id
+                                           AND m.organization_id = tv.organization_id
+                                           AND m.day >= {start} AND m.day <= {end}
+                                         ORDER BY m.day DESC LIMIT 1)
+         WHERE ({org} IS NULL OR tv.organization_id = {org})",
+        columns = columns.join(", "),
+        last = last.join(", "),
+        start = D::day_of("tv.tracking_started_at"),
+        end = D::day_of("tv.tracking_ends_at"),
+    )
 }
 
 /// Moves the analytics revision (migration 0021) of each of `orgs`, in
@@ -457,6 +509,16 @@ pub(crate) async fn rebuild<D: Dialect>(conn: &mut Conn<D>) -> Result<(), StoreE
             .execute(&mut *conn)
             .await?;
     }
+    D::query("DELETE FROM latest_closes WHERE true")
+        .execute(&mut *conn)
+        .await?;
+    let every_video = "(SELECT DISTINCT platform_video_id AS pv FROM tracked_videos) s";
+    D::query(AssertSqlSafe(latest_sql::<D>(
+        every_video,
+        &D::typed("NULL", "UUID"),
+    )))
+    .execute(&mut *conn)
+    .await?;
     // Every organization's analytics may have moved.
     D::query(
         "INSERT INTO analytics_revisions (organization_id, revision)

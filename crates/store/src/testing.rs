@@ -91,8 +91,8 @@ async fn drop_stale_databases(conn: &mut sqlx::PgConnection, now: i64) {
     }
 }
 
-/// Every row of both analytics rollup tables as text, sorted: to compare the
-/// rollup the writes maintained with a rebuild.
+/// Every row of both analytics rollup tables and of the latest closes as
+/// text, sorted: to compare what the writes maintained with a rebuild.
 pub async fn rollup_dump(url: &str) -> Result<Vec<String>, StoreError> {
     use sqlx::Connection;
     let columns = std::iter::once("closes".to_owned())
@@ -122,6 +122,21 @@ pub async fn rollup_dump(url: &str) -> Result<Vec<String>, StoreError> {
         };
         out.extend(rows);
     }
+    let latest: Vec<String> = crate::rollup::METRICS
+        .iter()
+        .map(|m| format!("coalesce(CAST(last_{m} AS TEXT), '-')"))
+        .collect();
+    out.extend(
+        text_rows(
+            url,
+            &format!(
+                "SELECT 'latest:' || CAST(platform_video_id AS TEXT) || ':' || CAST(day AS TEXT)
+                        || ':' || {} FROM latest_closes",
+                latest.join(" || ',' || ")
+            ),
+        )
+        .await?,
+    );
     out.sort();
     Ok(out)
 }
@@ -142,6 +157,7 @@ pub async fn forget_rollup(url: &str) -> Result<(), StoreError> {
         ),
         "DELETE FROM analytics_creator_days".to_owned(),
         "DELETE FROM analytics_campaign_days".to_owned(),
+        "DELETE FROM latest_closes".to_owned(),
         "INSERT INTO store_tasks (name) VALUES ('rebuild_analytics')".to_owned(),
     ];
     match Backend::of_url(url)? {
@@ -269,9 +285,10 @@ pub async fn execute(url: &str, statements: &[&str]) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// The quota's day counts as the triggers kept them (days with videos) and
-/// as a recount of `tracked_videos`, each as sorted `organization:day:videos`
-/// lines: the two must be equal.
+/// The counts triggers keep on `tracked_videos` (the quota's day counts,
+/// `organization:day:videos`; each campaign's videos,
+/// `campaign:organization:name:videos`; zeros left out) and a recount of
+/// `tracked_videos`, each as sorted lines: the two must be equal.
 pub async fn quota_counts(url: &str) -> Result<(Vec<String>, Vec<String>), StoreError> {
     let (org, day) = match Backend::of_url(url)? {
         Backend::Sqlite => ("hex(organization_id)", "substr(tracking_ends_at, 1, 10)"),
@@ -296,6 +313,26 @@ pub async fn quota_counts(url: &str) -> Result<(Vec<String>, Vec<String>), Store
         ),
     )
     .await?;
+    kept.extend(
+        text_rows(
+            url,
+            &format!(
+                "SELECT 'campaign:' || {org} || ':' || campaign || ':' || CAST(videos AS TEXT)
+                 FROM campaign_counts WHERE videos <> 0"
+            ),
+        )
+        .await?,
+    );
+    recount.extend(
+        text_rows(
+            url,
+            &format!(
+                "SELECT 'campaign:' || {org} || ':' || campaign || ':' || CAST(count(*) AS TEXT)
+                 FROM tracked_videos WHERE campaign IS NOT NULL GROUP BY {org}, campaign"
+            ),
+        )
+        .await?,
+    );
     kept.sort();
     recount.sort();
     Ok((kept, recount))

@@ -59,7 +59,7 @@ fn dataset_now() -> DateTime<Utc> {
 }
 
 /// Marks a complete dataset (bump when the generator changes).
-const DATASET_VERSION: &str = "analytics-v4";
+const DATASET_VERSION: &str = "analytics-v5";
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {

@@ -9,14 +9,23 @@ use vidpulse_domain::{OrgId, VideoId};
 use crate::StoreError;
 use crate::sql::{Builder, Conn, Dialect};
 
+/// The join that gives [`push_gain`] the tracked video `tv`'s latest
+/// visible close `lc` (migration 0024); a statement that computes gains
+/// appends it after `FROM tracked_videos tv`.
+pub(crate) const LATEST_JOIN: &str = " LEFT JOIN latest_closes lc
+     ON lc.organization_id = tv.organization_id AND lc.platform_video_id = tv.platform_video_id ";
+
 /// Appends the gain of `metric` over `window` of the tracked video `tv`
-/// (a scalar expression): the close of its last visible day in `window`
-/// minus the baseline (the close of its last visible day before `from`,
-/// else its first reading on `from`, else 0); NULL when it has no visible
-/// close within `window`. Each part is one seek in `daily_closes`' key; a
-/// video whose tracking started after `from` sees no close before it, so
-/// its baseline is 0 without a seek (every video tracked within the
-/// window: one seek instead of three).
+/// (a scalar expression; the statement joins [`LATEST_JOIN`]): the close
+/// of its last visible day in `window` minus the baseline (the close of its
+/// last visible day before `from`, else its first reading on `from`, else
+/// 0); NULL when it has no visible close within `window`.
+///
+/// The end is the latest visible close `lc` when `window` holds its day (a
+/// window ending today, as most do), else one seek in `daily_closes`' key;
+/// a video whose latest close is before `from` (or that has none) has no
+/// gain, with no seek. The baseline is 0 for a video whose tracking started
+/// after `from`, else one or two seeks.
 pub(crate) fn push_gain<D: Dialect>(b: &mut Builder<D>, metric: Metric, window: DateRange) {
     let m = metric.as_str();
     let start = D::day_of("tv.tracking_started_at");
@@ -24,30 +33,34 @@ pub(crate) fn push_gain<D: Dialect>(b: &mut Builder<D>, metric: Metric, window: 
         "c.platform_video_id = tv.platform_video_id AND c.organization_id = tv.organization_id
          AND c.day >= {start}"
     );
-    b.push(&format!(
-        "((SELECT coalesce(c.last_{m}, 0) FROM daily_closes c
-           WHERE {visible} AND c.day <= {end} AND c.day >= ",
-        end = D::day_of("tv.tracking_ends_at"),
-    ))
-    .push_bind(window.from)
-    .push(" AND c.day <= ")
-    .push_bind(window.to)
-    .push(&format!(
-        " ORDER BY c.day DESC LIMIT 1) - CASE WHEN {start} > "
-    ))
-    .push_bind(window.from)
-    .push(&format!(
-        " THEN 0 ELSE coalesce((SELECT coalesce(c.last_{m}, 0) FROM daily_closes c
-                     WHERE {visible} AND c.day < "
-    ))
-    .push_bind(window.from)
-    .push(&format!(
-        " ORDER BY c.day DESC LIMIT 1),
-                    (SELECT coalesce(c.first_{m}, 0) FROM daily_closes c
-                     WHERE {visible} AND c.day = "
-    ))
-    .push_bind(window.from)
-    .push("), 0) END)");
+    b.push("(CASE WHEN lc.day IS NULL OR lc.day < ")
+        .push_bind(window.from)
+        .push(" THEN NULL ELSE (CASE WHEN lc.day <= ")
+        .push_bind(window.to)
+        .push(&format!(
+            " THEN coalesce(lc.last_{m}, 0) ELSE (SELECT coalesce(c.last_{m}, 0) FROM daily_closes c
+               WHERE {visible} AND c.day <= {end} AND c.day >= ",
+            end = D::day_of("tv.tracking_ends_at"),
+        ))
+        .push_bind(window.from)
+        .push(" AND c.day <= ")
+        .push_bind(window.to)
+        .push(&format!(
+            " ORDER BY c.day DESC LIMIT 1) END) - (CASE WHEN {start} > "
+        ))
+        .push_bind(window.from)
+        .push(&format!(
+            " THEN 0 ELSE coalesce((SELECT coalesce(c.last_{m}, 0) FROM daily_closes c
+                       WHERE {visible} AND c.day < "
+        ))
+        .push_bind(window.from)
+        .push(&format!(
+            " ORDER BY c.day DESC LIMIT 1),
+                      (SELECT coalesce(c.first_{m}, 0) FROM daily_closes c
+                       WHERE {visible} AND c.day = "
+        ))
+        .push_bind(window.from)
+        .push("), 0) END) END)");
 }
 
 /// The five gains over `window` of the organization's videos `ids`; a video
@@ -66,7 +79,9 @@ pub(crate) async fn gains_of<D: Dialect>(
         b.push(", ");
         push_gain(&mut b, metric, window);
     }
-    b.push(" FROM tracked_videos tv WHERE tv.organization_id = ")
+    b.push(" FROM tracked_videos tv")
+        .push(LATEST_JOIN)
+        .push("WHERE tv.organization_id = ")
         .push_bind(org.0)
         .push(" AND tv.id IN (")
         .push_list(ids.iter().map(|id| id.0))

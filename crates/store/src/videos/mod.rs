@@ -330,10 +330,14 @@ impl ListQuery {
 
     /// Whether no filter is set (every video of the organization listed).
     pub fn is_unfiltered(&self) -> bool {
+        self.campaign.is_none() && self.is_campaign_only()
+    }
+
+    /// Whether no filter but the campaign (if any) is set.
+    pub fn is_campaign_only(&self) -> bool {
         self.platform.is_none()
             && self.status.is_none()
             && self.title.is_none()
-            && self.campaign.is_none()
             && self.author.is_none()
             && self.tags.is_empty()
             && self.published_from.is_none()

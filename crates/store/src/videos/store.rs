@@ -153,6 +153,8 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
             platform: query.platform,
             campaign: query.campaign.clone(),
             author: query.author.clone(),
+            sort: SortKey::Gained(query.metric),
+            window: query.window,
             ..ListQuery::all(query.window.to)
         };
         // Every matching video's gain of the one metric, its id alone
@@ -575,6 +577,19 @@ fn push_count<D: Dialect>(b: &mut Builder<D>, org: OrgId, query: &ListQuery, now
              WHERE organization_id = ",
         )
         .push_bind(org.0);
+    } else if let Some(campaign) = query
+        .campaign
+        .as_deref()
+        .filter(|_| query.is_campaign_only())
+    {
+        // A campaign's count (migration 0025, kept by triggers): one row.
+        b.push(
+            "SELECT CAST(coalesce(sum(videos), 0) AS BIGINT) FROM campaign_counts
+             WHERE organization_id = ",
+        )
+        .push_bind(org.0)
+        .push(" AND campaign = ")
+        .push_bind(campaign);
     } else {
         b.push("SELECT count(*) ");
         push_listing(b, org, query, now);
@@ -598,9 +613,12 @@ fn reads_catalog<D: Dialect>(query: &ListQuery) -> bool {
 /// The `FROM … WHERE …` of the listing: the organization's tracked videos
 /// that pass every filter `query` sets (a filter not set adds nothing),
 /// joined with their catalog rows `pv` only when a filter or the order
-/// reads them.
+/// reads them, and with their latest closes `lc` when the order is a gain.
 fn push_listing<D: Dialect>(b: &mut Builder<D>, org: OrgId, query: &ListQuery, now: DateTime<Utc>) {
     b.push("FROM tracked_videos tv ");
+    if matches!(query.sort, SortKey::Gained(_)) {
+        b.push(gains::LATEST_JOIN);
+    }
     if reads_catalog::<D>(query) {
         b.push("JOIN platform_videos pv ON pv.id = tv.platform_video_id ");
     }

@@ -499,6 +499,74 @@ async fn the_quota_counts_each_video_until_the_instant_its_window_ends(
 
 #[rstest]
 #[tokio::test]
+async fn campaign_counts_follow_tracking_edits_and_removal(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (db, store) = store(backend).await;
+    let a = org(&store, Plan::Pro).await;
+    let b = org(&store, Plan::Pro).await;
+    // A creator's videos arrive in a campaign; others without one.
+    let mut summer = batch(a, t0(), vec![yt(1), yt(2), yt(3)]);
+    summer.campaign = Some("Summer".into());
+    store.track_videos(summer).await.unwrap();
+    track(&store, a, t0(), vec![yt(4), yt(5)]).await;
+    let mut other = batch(b, t0(), vec![yt(1)]);
+    other.campaign = Some("Summer".into());
+    store.track_videos(other).await.unwrap();
+
+    let total = |org: OrgId, campaign: &'static str| {
+        let store = store.clone();
+        async move {
+            let query = ListQuery {
+                campaign: Some(campaign.into()),
+                ..list(1, 0)
+            };
+            let page = store.list_stamps(org, &query, t0()).await.unwrap();
+            page.total
+        }
+    };
+    assert_eq!(total(a, "Summer").await, 3);
+    assert_eq!(total(b, "Summer").await, 1);
+
+    // One video moves, two more join by a bulk edit, one leaves for none.
+    let to = |campaign: Option<&str>| VideoPatch {
+        campaign: Some(campaign.map(str::to_owned)),
+        ..VideoPatch::default()
+    };
+    let lookup = |n: u32| VideoLookup::ExternalId(yt(n).external_id);
+    store
+        .patch_video(a, &lookup(1), &to(Some("Winter")), t0())
+        .await
+        .unwrap()
+        .unwrap();
+    store
+        .patch_videos(a, &[lookup(4), lookup(5)], &to(Some("Summer")), t0())
+        .await
+        .unwrap()
+        .unwrap();
+    store
+        .patch_video(a, &lookup(2), &to(None), t0())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(total(a, "Summer").await, 3);
+    assert_eq!(total(a, "Winter").await, 1);
+    assert_eq!(total(a, "Autumn").await, 0);
+    store.untrack_video(a, &lookup(4)).await.unwrap().unwrap();
+    assert_eq!(total(a, "Summer").await, 2);
+    assert_eq!(total(b, "Summer").await, 1, "another organization's count");
+
+    let (kept, recount) = quota_counts(&db.url).await.unwrap();
+    assert_eq!(kept, recount);
+    assert_eq!(
+        kept.iter().filter(|l| l.starts_with("campaign:")).count(),
+        3,
+        "{kept:?}"
+    );
+}
+
+#[rstest]
+#[tokio::test]
 async fn upgrading_counts_the_videos_already_tracked(
     #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
 ) {
