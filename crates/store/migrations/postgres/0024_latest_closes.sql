@@ -4,7 +4,9 @@
 -- (rollup::settle_latest, for the videos in its scope). A gain over a
 -- window that holds this day reads its end from here instead of seeking
 -- it in `daily_closes`, which at 100,000 videos was most of the videos'
--- leaderboard. A tracked video without a visible close has no row.
+-- leaderboard. A tracked video without a visible close has no row. Keyed
+-- like daily_closes, catalog video first: a write settles every
+-- organization's rows of the videos it touched.
 CREATE TABLE latest_closes (
     organization_id   UUID NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
     platform_video_id BIGINT NOT NULL REFERENCES platform_videos (id),
@@ -14,7 +16,7 @@ CREATE TABLE latest_closes (
     last_comments     BIGINT,
     last_reposts      BIGINT,
     last_saves        BIGINT,
-    PRIMARY KEY (organization_id, platform_video_id)
+    PRIMARY KEY (platform_video_id, organization_id)
 );
 
 INSERT INTO latest_closes (organization_id, platform_video_id, day,
