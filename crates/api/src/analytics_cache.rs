@@ -1,5 +1,5 @@
 //! The analytics cache: totals (grouped), increments and the videos'
-//! leaderboard ranking as this API node computed them, kept under the
+//! leaderboard as this API node computed them, kept under the
 //! organization's analytics revision.
 //!
 //! A totals read sums the window's rollup cells (some 2,000 rows for 30
@@ -12,26 +12,24 @@
 //! disagree. Questions the rollup does not answer alone (publish or
 //! tracking filters) are always computed.
 //!
-//! The videos' leaderboard ranks every matching video by its gain (a few
-//! hundred milliseconds at 100,000 videos); the gains read the daily closes
-//! and tracking windows whose every change moves the same revision, so its
-//! ranking (each place's id and gains) is kept alike, and each answer reads
-//! its places' titles, links and creators afresh.
+//! The videos' leaderboard ranks every matching video by its gain (a
+//! hundred milliseconds or more at 100,000 videos); the gains read the daily
+//! closes and tracking windows whose every change moves the same revision,
+//! and so does every write that may change a place's title, link or creator
+//! (a reading, an import: `rollup::settle` moves the revision of every
+//! organization that sees a close of the videos it touched), so its places
+//! are kept alike, whole.
 
 use std::sync::Arc;
 
 use moka::sync::Cache;
-use vidpulse_domain::VideoId;
 use vidpulse_domain::analytics::{AnalyticsQuery, GroupBy, GroupMetrics, Metrics, into_groups};
 use vidpulse_domain::{OrgId, Platform};
 use vidpulse_store::analytics::reads_rollup;
-use vidpulse_store::{AnalyticsRow, Store, StoreError, TopVideosQuery};
+use vidpulse_store::{AnalyticsRow, Store, StoreError, TopVideo, TopVideosQuery};
 
 /// Which answer an entry is: the organization and the question.
 type Key<Q = AnalyticsQuery> = (OrgId, Q);
-
-/// The videos' leaderboard: each place's id and five gains, best first.
-pub type Ranking = Vec<(VideoId, Metrics)>;
 
 /// An answer kept under the revision it was computed at (or after).
 #[derive(Debug)]
@@ -105,12 +103,12 @@ where
 }
 
 /// The kept answers: totals grouped, increments as rows, the videos'
-/// leaderboard as its ranked ids and gains.
+/// leaderboard as its places.
 #[derive(Debug, Clone)]
 pub struct AnalyticsCache {
     totals: Cache<Key, Arc<Kept<GroupedTotals>>>,
     increments: Cache<Key, Arc<Kept<Vec<AnalyticsRow>>>>,
-    top_videos: Cache<Key<TopVideosQuery>, Arc<Kept<Ranking>>>,
+    top_videos: Cache<Key<TopVideosQuery>, Arc<Kept<Vec<TopVideo>>>>,
 }
 
 impl Default for AnalyticsCache {
@@ -165,16 +163,18 @@ impl AnalyticsCache {
         .await
     }
 
-    /// The ranking of the videos' leaderboard `query` for `org`
-    /// (`VideoStore::top_video_gains`), kept or computed.
-    pub async fn top_video_gains(
+    /// The places of the videos' leaderboard `query` for `org` (ranked by
+    /// `VideoStore::top_video_gains`, their fields read by
+    /// `VideoStore::top_videos_of`), kept or computed.
+    pub async fn top_videos(
         &self,
         store: &dyn Store,
         org: OrgId,
         query: &TopVideosQuery,
-    ) -> Result<Arc<Ranking>, StoreError> {
-        kept_or_computed(&self.top_videos, store, org, query, true, || {
-            store.top_video_gains(org, query)
+    ) -> Result<Arc<Vec<TopVideo>>, StoreError> {
+        kept_or_computed(&self.top_videos, store, org, query, true, || async {
+            let ranked = store.top_video_gains(org, query).await?;
+            store.top_videos_of(org, &ranked).await
         })
         .await
     }

@@ -382,18 +382,27 @@ pub(crate) async fn settle<D: Dialect>(
 ) -> Result<(), StoreError> {
     let after = shares(tx, scope).await?;
     apply::<D>(tx, &changes(&before, &after)).await?;
-    settle_latest::<D>(tx, scope).await?;
+    let seen = settle_latest::<D>(tx, scope).await?;
     // Every organization whose closes were in scope, moved or not (two
-    // videos' changes may cancel out in a cell, not in a video's gains).
-    let orgs: BTreeSet<Uuid> = before.keys().chain(after.keys()).map(|c| c.org).collect();
+    // videos' changes may cancel out in a cell, not in a video's gains),
+    // and every one that sees a close of a video in scope: a write that
+    // settles may change the catalog fields (title, link, creator) its
+    // leaderboards show, even where its tracking has ended.
+    let orgs: BTreeSet<Uuid> = before
+        .keys()
+        .chain(after.keys())
+        .map(|c| c.org)
+        .chain(seen)
+        .collect();
     bump_revisions::<D>(tx, &orgs).await
 }
 
 /// Recomputes the latest visible close (migration 0024) of every tracked
-/// video in `scope`, from its closes and tracking window as they are now.
-async fn settle_latest<D: Dialect>(tx: &mut Tx<D>, scope: &Scope) -> Result<(), StoreError> {
+/// video in `scope`, from its closes and tracking window as they are now;
+/// returns the organizations that see one.
+async fn settle_latest<D: Dialect>(tx: &mut Tx<D>, scope: &Scope) -> Result<Vec<Uuid>, StoreError> {
     if scope.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let org = D::typed(&format!("${}", D::SCOPE_PARAMS + 1), "UUID");
     let forget = format!(
@@ -402,14 +411,19 @@ async fn settle_latest<D: Dialect>(tx: &mut Tx<D>, scope: &Scope) -> Result<(), 
            AND ({org} IS NULL OR organization_id = {org})",
         source = D::SCOPE_TABLE,
     );
-    let keep = latest_sql::<D>(D::SCOPE_TABLE, &org);
-    for sql in [forget, keep] {
-        D::bind_scope(D::query(AssertSqlSafe(sql)), scope)
-            .bind(scope.org)
-            .execute(&mut **tx)
-            .await?;
-    }
-    Ok(())
+    D::bind_scope(D::query(AssertSqlSafe(forget)), scope)
+        .bind(scope.org)
+        .execute(&mut **tx)
+        .await?;
+    let keep = format!(
+        "{} RETURNING organization_id",
+        latest_sql::<D>(D::SCOPE_TABLE, &org)
+    );
+    let seen: Vec<(Uuid,)> = D::bind_scope(D::query(AssertSqlSafe(keep)), scope)
+        .bind(scope.org)
+        .fetch_all(&mut **tx)
+        .await?;
+    Ok(seen.into_iter().map(|(org,)| org).collect())
 }
 
 /// Inserts the latest visible close of the tracked videos of the catalog

@@ -331,9 +331,9 @@ async fn top_videos(
     limit: i64,
     previous: Option<vidpulse_domain::analytics::DateRange>,
 ) -> Result<Vec<TopItem>, ApiError> {
-    let ranked = app
+    let videos = app
         .analytics
-        .top_video_gains(
+        .top_videos(
             &*app.store,
             org,
             &TopVideosQuery {
@@ -346,11 +346,10 @@ async fn top_videos(
             },
         )
         .await?;
-    let videos = app.store.top_videos_of(org, &ranked).await?;
     let mut items: Vec<TopItem> = videos
-        .into_iter()
+        .iter()
         .enumerate()
-        .map(|(i, v)| TopItem::video(i + 1, v))
+        .map(|(i, v)| TopItem::video(i + 1, v.clone()))
         .collect();
     if let Some(window) = previous {
         let ids: Vec<VideoId> = items

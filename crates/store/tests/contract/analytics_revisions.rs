@@ -76,3 +76,38 @@ async fn the_analytics_revision_moves_with_the_organizations_analytics_alone(
     let [a5, b5] = revisions(&store, [a, b]).await;
     assert!(a5 > a4 && b5 > b4, "a rebuild moves every organization's");
 }
+
+#[rstest]
+#[tokio::test]
+async fn a_new_title_moves_the_revision_of_every_organization_that_sees_the_video(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (_db, store) = store(backend).await;
+    let (a, b) = (org(&store, Plan::Pro).await, org(&store, Plan::Pro).await);
+    // b tracks the video for a day, a for the default 30: b's leaderboard of
+    // that day keeps showing it (its title, its link) after b's tracking ends.
+    track(&store, a, t0(), vec![yt(1)]).await;
+    let mut short = crate::batch(b, t0(), vec![yt(1)]);
+    short.window = Duration::days(1);
+    store.track_videos(short).await.unwrap();
+    read(&store, t0(), "vid00000001", 100).await;
+    let [_, b1] = revisions(&store, [a, b]).await;
+
+    // Three days on, a reading that b no longer sees, with a new title.
+    let later = t0() + Duration::days(3);
+    let counters = Counters {
+        views: Some(500),
+        ..Counters::default()
+    };
+    let meta = CatalogMeta {
+        title: Some("A new title".into()),
+        ..CatalogMeta::default()
+    };
+    let saved = save_reads(&store, later, later + Duration::hours(1), |_| {
+        Some((counters, meta.clone()))
+    })
+    .await;
+    assert_eq!(saved, 1);
+    let [_, b2] = revisions(&store, [a, b]).await;
+    assert!(b2 > b1, "b's kept leaderboards show the old title");
+}

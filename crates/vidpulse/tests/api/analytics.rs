@@ -62,7 +62,7 @@ pub(crate) const VIDEO_B: Video = Video {
     who: "mira",
     published: -3,
 };
-const VIDEO_C: Video = Video {
+pub(crate) const VIDEO_C: Video = Video {
     platform: "tiktok",
     id: C,
     who: "Ana",

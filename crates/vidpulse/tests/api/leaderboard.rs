@@ -14,7 +14,9 @@ use serde_json::{Value, json};
 use vidpulse_domain::Plan;
 use vidpulse_store::Backend;
 
-use crate::analytics::{A, B, C, HEADER, VIDEO_B, credits, csv_row, d, import, ok, with_history};
+use crate::analytics::{
+    A, B, C, HEADER, VIDEO_B, VIDEO_C, credits, csv_row, d, import, ok, with_history,
+};
 use crate::helpers::{TestApp, assert_nested_error};
 
 const TOP: &str = "/v1/analytics/top";
@@ -123,10 +125,10 @@ async fn top_videos_rank_the_window_gains(
     assert_eq!(data["items"], json!([]));
 }
 
-/// The videos' leaderboard asked again answers from the ranking the API
+/// The videos' leaderboard asked again answers from the places the API
 /// node kept while the organization's analytics are unchanged, and follows
-/// every change at once: a new reading that reorders it, a campaign moved,
-/// a video untracked. Each read is charged.
+/// every change at once: a new reading that reorders it, a title learned,
+/// a campaign moved, a video untracked. Each read is charged.
 #[rstest]
 #[tokio::test]
 async fn kept_video_leaderboard_follows_every_change_at_once(
@@ -155,6 +157,16 @@ async fn kept_video_leaderboard_follows_every_change_at_once(
         .unwrap();
     let now = ok(&app, &top, &key).await;
     assert_eq!(places(&now), vec![p(B, 10_000), p(A, 3000), p(C, -280)]);
+
+    // A title learned for C (an import that moves no gain): shown at once.
+    let line = csv_row(&app, &VIDEO_C, 1, 8, 300);
+    import(&app, org, &format!("{HEADER},title\n{line},C launch\n"))
+        .await
+        .unwrap();
+    let now = ok(&app, &top, &key).await;
+    assert_eq!(places(&now), vec![p(B, 10_000), p(A, 3000), p(C, -280)]);
+    assert_eq!(now["items"][2]["title"], "C launch");
+    assert_eq!(now["items"][2]["label"], "C launch");
 
     // A campaign set on C: the campaign's leaderboard has it at once.
     set_campaign(&app, &key, C, "Spring").await;
