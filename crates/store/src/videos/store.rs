@@ -153,8 +153,6 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
             platform: query.platform,
             campaign: query.campaign.clone(),
             author: query.author.clone(),
-            sort: SortKey::Gained(query.metric),
-            window: query.window,
             ..ListQuery::all(query.window.to)
         };
         // Every matching video's gain of the one metric, its id alone
@@ -167,7 +165,7 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
         gains::push_gain(&mut top, query.metric, query.window);
         top.push(" AS gain ");
         // The instant only serves the status filter, which a leaderboard lacks.
-        push_listing(&mut top, org, &filters, DateTime::UNIX_EPOCH);
+        push_listing(&mut top, org, &filters, DateTime::UNIX_EPOCH, true);
         top.push(" ORDER BY gain DESC NULLS LAST, tv.id LIMIT ")
             .push_bind(query.limit);
         let mut conn = self.read().await?;
@@ -539,7 +537,8 @@ fn page_ids<D: Dialect>(org: OrgId, query: &ListQuery, now: DateTime<Utc>) -> Bu
         page.push(" AS page_gain");
     }
     page.push(" ");
-    push_listing(&mut page, org, query, now);
+    let gained = matches!(query.sort, SortKey::Gained(_));
+    push_listing(&mut page, org, query, now, gained);
     // The page's bounds are written as numbers, not bound: PostgreSQL can
     // then plan a prepared listing once (a generic plan) where an unknown
     // LIMIT kept it planning every execution anew (0.25 ms of planning for
@@ -592,7 +591,7 @@ fn push_count<D: Dialect>(b: &mut Builder<D>, org: OrgId, query: &ListQuery, now
         .push_bind(campaign);
     } else {
         b.push("SELECT count(*) ");
-        push_listing(b, org, query, now);
+        push_listing(b, org, query, now, false);
     }
 }
 
@@ -613,10 +612,17 @@ fn reads_catalog<D: Dialect>(query: &ListQuery) -> bool {
 /// The `FROM … WHERE …` of the listing: the organization's tracked videos
 /// that pass every filter `query` sets (a filter not set adds nothing),
 /// joined with their catalog rows `pv` only when a filter or the order
-/// reads them, and with their latest closes `lc` when the order is a gain.
-fn push_listing<D: Dialect>(b: &mut Builder<D>, org: OrgId, query: &ListQuery, now: DateTime<Utc>) {
+/// reads them, and with their latest closes `lc` when the statement
+/// computes gains (`with_gains`: [`gains::push_gain`]).
+fn push_listing<D: Dialect>(
+    b: &mut Builder<D>,
+    org: OrgId,
+    query: &ListQuery,
+    now: DateTime<Utc>,
+    with_gains: bool,
+) {
     b.push("FROM tracked_videos tv ");
-    if matches!(query.sort, SortKey::Gained(_)) {
+    if with_gains {
         b.push(gains::LATEST_JOIN);
     }
     if reads_catalog::<D>(query) {
