@@ -48,6 +48,10 @@ struct Args {
     /// Rebuild the dataset even when it exists.
     #[arg(long)]
     regenerate: bool,
+    /// Run only the listing cases whose name holds this text (and nothing
+    /// else): a quick measure while working on one filter.
+    #[arg(long)]
+    only: Option<String>,
     /// Passed by `cargo bench`; ignored.
     #[arg(long, hide = true)]
     bench: bool,
@@ -492,6 +496,7 @@ async fn run_finds(
     store: &std::sync::Arc<dyn Store>,
     org: OrgId,
     runs: usize,
+    only: Option<&str>,
 ) -> anyhow::Result<()> {
     use vidpulse_domain::analytics::Metric;
     use vidpulse_store::{ListQuery, SortKey, TopVideosQuery};
@@ -619,6 +624,9 @@ async fn run_finds(
     );
     println!("|---|---:|---:|---:|---:|---:|---:|");
     for (name, query) in &listings {
+        if only.is_some_and(|only| !name.contains(only)) {
+            continue;
+        }
         let total = store.list_videos(org, query, now).await?.total;
         let (_, median, p95, max) = time(runs, || async {
             Ok(store.list_videos(org, query, now).await?.items.len())
@@ -631,6 +639,9 @@ async fn run_finds(
         println!(
             "| {name} | {total} | {median:.1} | {p95:.1} | {max:.1} | {stamps_median:.1} | {stamps_p95:.1} |"
         );
+    }
+    if only.is_some() {
+        return Ok(());
     }
     println!("\n| leaderboard (30 days, top 10) | rows | median ms | p95 ms | max ms |");
     println!("|---|---:|---:|---:|---:|");
@@ -688,6 +699,13 @@ async fn run_cases(
     org: OrgId,
     args: &Args,
 ) -> anyhow::Result<()> {
+    if let Some(only) = &args.only {
+        println!(
+            "\n{backend:?}, {} videos, {} runs per case",
+            args.videos, args.runs
+        );
+        return run_finds(store, org, args.runs, Some(only)).await;
+    }
     let all = cases();
     let first = &all[0].query.window;
     println!(
@@ -731,7 +749,7 @@ async fn run_cases(
         );
     }
     run_reads(store, org, args.runs).await?;
-    run_finds(store, org, args.runs).await?;
+    run_finds(store, org, args.runs, None).await?;
     if args.explain {
         for case in all
             .iter()

@@ -601,7 +601,7 @@ fn reads_catalog<D: Dialect>(query: &ListQuery) -> bool {
         || query
             .title
             .as_deref()
-            .is_some_and(|t| !searches_trigrams::<D>(t))
+            .is_some_and(|t| TitleSearch::of(t).reads_catalog::<D>())
         || query.author.is_some()
         || matches!(
             query.sort,
@@ -676,32 +676,82 @@ fn push_listing<D: Dialect>(
     }
 }
 
-/// Whether a title search for `text` reads SQLite's trigram table
-/// (migration 0020) rather than the catalog row: a text of three characters
-/// or more, which the table's trigrams find.
-fn searches_trigrams<D: Dialect>(text: &str) -> bool {
-    D::BACKEND == crate::Backend::Sqlite && text.chars().count() >= 3
+/// How a title search for a text finds its videos.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TitleSearch {
+    /// Three characters or more: the titles' trigram index (migration
+    /// 0020); on SQLite its FTS5 table, read without the catalog row.
+    Trigrams,
+    /// Two characters: the titles' bigram index (migration 0026); on
+    /// SQLite its table, read without the catalog row.
+    Bigram,
+    /// One character, in most titles: every catalog row's title compared.
+    Scan,
+}
+
+impl TitleSearch {
+    fn of(text: &str) -> Self {
+        match text.chars().count() {
+            0 | 1 => Self::Scan,
+            2 => Self::Bigram,
+            _ => Self::Trigrams,
+        }
+    }
+
+    /// Whether the search reads the catalog row `pv` on backend `D`.
+    fn reads_catalog<D: Dialect>(self) -> bool {
+        D::BACKEND == crate::Backend::Postgres || self == Self::Scan
+    }
 }
 
 /// Appends the test that the tracked video `tv`'s title holds `text`, in
-/// any case. PostgreSQL answers `LIKE` on the catalog row `pv` from the
-/// titles' trigram index (migration 0020). On SQLite a text of three
-/// characters or more is looked up in the titles' trigram table (FTS5,
-/// Unicode case folding), whose matches are exactly the titles holding it,
-/// with no catalog row read; a shorter one, which no trigram can find, is
-/// compared on `pv` title by title (ASCII case).
+/// any case (ASCII case on SQLite for fewer than three characters: its
+/// `lower()` folds no other). A text of three characters or more is looked
+/// up in the titles' trigram index: PostgreSQL answers `LIKE` on the
+/// catalog row `pv` from it; SQLite reads its FTS5 table (Unicode case
+/// folding), whose matches are exactly the titles holding it. Two
+/// characters are a key of the titles' bigram index: a GIN index over
+/// each title's bigrams on PostgreSQL, a table of them on SQLite. A
+/// single character is compared on `pv` title by title.
+///
+/// The statement is planned for its text ([`Builder::plan_each_run`]): how
+/// many titles hold it decides the plan.
 fn push_title_search<D: Dialect>(b: &mut Builder<D>, text: &str) {
-    if searches_trigrams::<D>(text) {
-        b.push(
-            " AND tv.platform_video_id IN (SELECT rowid FROM platform_video_titles
-               WHERE platform_video_titles MATCH ",
-        )
-        .push_bind(format!("\"{}\"", text.replace('"', "\"\"")))
-        .push(")");
-    } else {
-        b.push(" AND lower(pv.title) LIKE ")
-            .push_bind(title_pattern(text))
-            .push(" ESCAPE '\\'");
+    b.plan_each_run();
+    let sqlite = D::BACKEND == crate::Backend::Sqlite;
+    match TitleSearch::of(text) {
+        TitleSearch::Trigrams if sqlite => {
+            b.push(
+                " AND tv.platform_video_id IN (SELECT rowid FROM platform_video_titles
+                   WHERE platform_video_titles MATCH ",
+            )
+            .push_bind(format!("\"{}\"", text.replace('"', "\"\"")))
+            .push(")");
+        }
+        TitleSearch::Bigram if sqlite => {
+            b.push(
+                " AND tv.platform_video_id IN (SELECT platform_video_id FROM title_bigrams
+                   WHERE bigram = ",
+            )
+            .push_bind(text.to_ascii_lowercase())
+            .push(")");
+        }
+        TitleSearch::Bigram => {
+            // The index finds the titles by the array test; the `LIKE`
+            // (the same answer, far cheaper than building a title's
+            // bigrams) is what a plan walking the listing's order
+            // evaluates first on each row.
+            b.push(" AND title_bigrams(pv.title) @> ARRAY[")
+                .push_bind(text.to_lowercase())
+                .push("]::text[] AND lower(pv.title) LIKE ")
+                .push_bind(title_pattern(text))
+                .push(" ESCAPE '\\'");
+        }
+        TitleSearch::Trigrams | TitleSearch::Scan => {
+            b.push(" AND lower(pv.title) LIKE ")
+                .push_bind(title_pattern(text))
+                .push(" ESCAPE '\\'");
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 //! The listing's indexed copies follow the catalog: the titles' trigram
-//! index (title search) and each tracked video's copy of the publish time
-//! (publish-day filter and sort), whatever writes the catalog row, for every
-//! organization tracking it, tracked before or after the change.
+//! and bigram indexes (title search) and each tracked video's copy of the
+//! publish time (publish-day filter and sort), whatever writes the catalog
+//! row, for every organization tracking it, tracked before or after the
+//! change.
 
 use std::sync::Arc;
 
@@ -98,12 +99,19 @@ async fn title_search_and_publish_days_follow_the_catalog_for_every_organization
     .await;
     let (one, two) = ("vid00000001", "vid00000002");
 
-    // Any case, Unicode too; short searches; quotes are text.
+    // Any case, Unicode too; short searches (two characters from the
+    // bigram index, one compared title by title); quotes, `%` and `_` are
+    // text.
     for (text, expected) in [
         ("marche", ids(&[one])),
         ("ÇA MARCHE", ids(&[one])),
         ("déjà", ids(&[one])),
         ("ga", ids(&[two])),
+        ("GA", ids(&[two])),
+        ("ma", ids(&[one])),
+        ("c ", ids(&[two])),
+        ("a%", ids(&[])),
+        ("_", ids(&[])),
         ("e", ids(&[one, two])),
         (r#""quoted""#, ids(&[two])),
         ("quoted noodles", ids(&[])),
@@ -147,6 +155,9 @@ async fn title_search_and_publish_days_follow_the_catalog_for_every_organization
     for o in [a, b, c] {
         assert_eq!(found(&store, o, &search("marche")).await, (ids(&[]), 0));
         assert_eq!(found(&store, o, &search("other")).await, (ids(&[one]), 1));
+        // Two characters (the bigram index) follow the new title too.
+        assert_eq!(found(&store, o, &search("ma")).await, (ids(&[]), 0));
+        assert_eq!(found(&store, o, &search("ti")).await, (ids(&[one]), 1));
         assert_eq!(
             found(&store, o, &published(Some(day(8)), None)).await,
             (ids(&[one]), 1)

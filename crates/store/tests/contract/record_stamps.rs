@@ -218,10 +218,13 @@ impl Db {
     async fn tables(&mut self) -> Vec<String> {
         let sql = match self {
             // Ordinary tables only: the titles' trigram index (a virtual
-            // table and its shadow tables, migration 0020) is an index.
+            // table and its shadow tables, migration 0020) is an index, as
+            // is their bigram index (a table kept by triggers here, a GIN
+            // index on PostgreSQL, migration 0026).
             Db::Sqlite(_) => {
                 "SELECT name FROM pragma_table_list
-                 WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%'"
+                 WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%'
+                   AND name <> 'title_bigrams'"
             }
             Db::Postgres(_) => {
                 "SELECT c.relname::text FROM pg_class c
