@@ -427,14 +427,17 @@ impl<D: Dialect> Builder<D> {
         }
     }
 
-    /// Has the database plan the statement for each run's values instead
-    /// of keeping one plan for any (sqlx's non-persistent statement): for
-    /// a statement whose best plan depends on a bound value. PostgreSQL's
-    /// generic plan of a title search cannot see that its `LIKE` pattern
-    /// is rare, and read every title (146 ms for a search its index
-    /// answers in 0.3).
+    /// Has PostgreSQL plan the statement for each run's values instead of
+    /// keeping one plan for any (sqlx's non-persistent statement): for a
+    /// statement whose best plan depends on a bound value. Its generic plan
+    /// of a title search cannot see that a `LIKE` pattern is rare, and read
+    /// every title (146 ms for a search its index answers in 0.3). SQLite
+    /// keeps the statement: its build (with STAT4) already plans a kept
+    /// statement anew when a bound value could change the plan.
     pub(crate) fn plan_each_run(&mut self) -> &mut Self {
-        self.persistent = false;
+        if D::BACKEND == crate::Backend::Postgres {
+            self.persistent = false;
+        }
         self
     }
 

@@ -53,3 +53,14 @@ BEGIN
     FROM json_each('[' || rtrim(replace(hex(zeroblob(length(NEW.title))), '00', '0,'), ',') || ']') p
     WHERE NEW.title IS NOT NULL AND p.key + 2 <= length(NEW.title);
 END;
+
+-- A title search's matches (from either index) are catalog videos: each
+-- is found among the organization's tracked videos by this index, which
+-- also holds the listing's default order, so the page of a search sorts
+-- its matches without reading their rows (the unique (organization_id,
+-- platform_video_id) index holds neither).
+CREATE INDEX tracked_videos_org_catalog_created
+    ON tracked_videos (organization_id, platform_video_id, created_at, id);
+
+PRAGMA analysis_limit = 1000;
+ANALYZE tracked_videos;
