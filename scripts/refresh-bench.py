@@ -73,9 +73,10 @@ def main():
             FROM generate_series(1, {n}) i,
                  LATERAL (SELECT 'b' || lpad(i::text, 10, '0') AS ext) e,
                  LATERAL (SELECT now() - interval '30 days' * ((i - 0.5) / {n}) AS started) s;
-            INSERT INTO tracked_videos (id, organization_id, platform_video_id, tracking_started_at,
-                                        tracking_ends_at, created_at, updated_at)
-            SELECT gen_random_uuid(), '{org}', id, tracking_started_at, refresh_until, created_at, created_at
+            INSERT INTO tracked_videos (id, organization_id, platform_video_id, platform,
+                                        tracking_started_at, tracking_ends_at, created_at, updated_at)
+            SELECT gen_random_uuid(), '{org}', id, platform, tracking_started_at, refresh_until,
+                   created_at, created_at
             FROM platform_videos;
             ANALYZE;""")
         print(f"seeded {n} tracked videos in {time.time() - t:.0f} s", flush=True)
