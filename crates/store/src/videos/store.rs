@@ -601,7 +601,7 @@ fn reads_catalog<D: Dialect>(query: &ListQuery) -> bool {
         || query
             .title
             .as_deref()
-            .is_some_and(|t| TitleSearch::of(t).reads_catalog::<D>())
+            .is_some_and(|t| TitleSearch::of::<D>(t).reads_catalog::<D>())
         || query.author.is_some()
         || matches!(
             query.sort,
@@ -690,8 +690,16 @@ enum TitleSearch {
 }
 
 impl TitleSearch {
-    fn of(text: &str) -> Self {
-        match text.chars().count() {
+    /// The search for `text` on backend `D`, by its length as the index
+    /// holds it: on PostgreSQL lowercased (a few letters lowercase to two
+    /// characters), on SQLite as given (its trigram table folds case
+    /// character by character, its `lower()` only ASCII).
+    fn of<D: Dialect>(text: &str) -> Self {
+        let length = match D::BACKEND {
+            crate::Backend::Postgres => text.to_lowercase().chars().count(),
+            crate::Backend::Sqlite => text.chars().count(),
+        };
+        match length {
             0 | 1 => Self::Scan,
             2 => Self::Bigram,
             _ => Self::Trigrams,
@@ -719,7 +727,7 @@ impl TitleSearch {
 fn push_title_search<D: Dialect>(b: &mut Builder<D>, text: &str) {
     b.plan_each_run();
     let sqlite = D::BACKEND == crate::Backend::Sqlite;
-    match TitleSearch::of(text) {
+    match TitleSearch::of::<D>(text) {
         TitleSearch::Trigrams if sqlite => {
             b.push(
                 " AND tv.platform_video_id IN (SELECT rowid FROM platform_video_titles
