@@ -11,7 +11,8 @@
 //! `postgres://postgres@127.0.0.1:5432/test`). `--regenerate` rebuilds it.
 //! Each case runs once to warm up, then `--runs` times; the table gives the
 //! median, the 95th percentile and the slowest run. `--explain` prints the
-//! query plans.
+//! query plans; `--only TEXT` runs only the listing cases whose name holds
+//! TEXT (`--only ""`: every listing case, nothing else).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 mod generator;
