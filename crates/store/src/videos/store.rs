@@ -15,7 +15,7 @@ use crate::StoreError;
 use crate::rollup::{self, Scope};
 use crate::rows::{list_order, state_name};
 use crate::sql::Builder;
-use crate::sql::{Conn, Dialect, SqlStore, Tx};
+use crate::sql::{Dialect, SqlStore, Tx};
 
 /// The statements of [`VideoStore::video`].
 static READ_VIDEO: StatementsByLookup = StatementsByLookup::new(
@@ -70,7 +70,7 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
     ) -> Result<Page<VideoRecord>, StoreError> {
         // The page's ids first (an index walk for the default order; a
         // gained sort measures each matching video), then the wide columns
-        // (tags, history) of those rows only; the count apart.
+        // (tags, history) of those rows only; the count beside it.
         let mut page = page_ids::<D>(org, query, now);
         page.push(&format!(
             " SELECT {columns}
@@ -82,9 +82,11 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
             join = D::RECORD_JOIN,
             order = list_order(query, "page.page_gain"),
         ));
-        let mut conn = self.read().await?;
-        let items = D::fetch_records(page.build(), &mut conn, now).await?;
-        let total = count_listing::<D>(&mut conn, org, query, now).await?;
+        let items = async {
+            let mut conn = self.read().await?;
+            D::fetch_records(page.build(), &mut conn, now).await
+        };
+        let (items, total) = futures::try_join!(items, count_listing(self, org, query, now))?;
         Ok(Page { items, total })
     }
 
@@ -94,22 +96,40 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
         query: &ListQuery,
         now: DateTime<Utc>,
     ) -> Result<Page<RecordStamp>, StoreError> {
-        // One statement: the page's stamps, each row with the count (an
-        // uncorrelated subquery, computed once); an empty page counts apart.
         let mut page = page_ids::<D>(org, query, now);
-        page.push(" SELECT tv.id, tv.revision, pv.revision, (");
-        push_count(&mut page, org, query, now);
+        page.push(" SELECT tv.id, tv.revision, pv.revision");
+        let kept_count = counts_kept(query);
+        if kept_count {
+            // A kept count is a row or a few: it rides in the page's own
+            // statement (an uncorrelated subquery, computed once).
+            page.push(", (");
+            push_count(&mut page, org, query, now);
+            page.push(")");
+        } else {
+            page.push(", CAST(NULL AS BIGINT)");
+        }
         page.push(&format!(
-            ") FROM page JOIN tracked_videos tv ON tv.id = page.page_id
+            " FROM page JOIN tracked_videos tv ON tv.id = page.page_id
                  JOIN platform_videos pv ON pv.id = tv.platform_video_id
                  ORDER BY {order}",
             order = list_order(query, "page.page_gain"),
         ));
-        let mut conn = self.read().await?;
-        let rows: Vec<(Uuid, i64, i64, i64)> = page.build().fetch_all(&mut conn).await?;
-        let total = match rows.first() {
-            Some(&(_, _, _, total)) => total,
-            None => count_listing::<D>(&mut conn, org, query, now).await?,
+        let rows = async {
+            let mut conn = self.read().await?;
+            let rows: Vec<(Uuid, i64, i64, Option<i64>)> =
+                page.build().fetch_all(&mut conn).await?;
+            Ok(rows)
+        };
+        let (rows, total) = if kept_count {
+            let rows = rows.await?;
+            let total = match rows.first() {
+                Some(&(_, _, _, Some(total))) => total,
+                // An empty page (past the end) still answers the count.
+                _ => count_listing(self, org, query, now).await?,
+            };
+            (rows, total)
+        } else {
+            futures::try_join!(rows, count_listing(self, org, query, now))?
         };
         let items = rows
             .into_iter()
@@ -552,16 +572,27 @@ fn page_ids<D: Dialect>(org: OrgId, query: &ListQuery, now: DateTime<Utc>) -> Bu
     page
 }
 
-/// How many of the organization's videos the listing's filters match.
+/// How many of the organization's videos the listing's filters match, read
+/// on a connection of its own: a listing runs it beside its page's
+/// statement, so that a broad search waits for the longer of the two (its
+/// count, which visits every match), not for their sum.
 async fn count_listing<D: Dialect>(
-    conn: &mut Conn<D>,
+    store: &SqlStore<D>,
     org: OrgId,
     query: &ListQuery,
     now: DateTime<Utc>,
 ) -> Result<i64, StoreError> {
     let mut count = Builder::<D>::new("");
     push_count(&mut count, org, query, now);
-    count.build().fetch_scalar(conn).await
+    let mut conn = store.read().await?;
+    count.build().fetch_scalar(&mut conn).await
+}
+
+/// Whether the listing's count is kept by triggers (a row or a few read,
+/// not every match visited): the unfiltered listing's and a campaign's, the
+/// first two cases of [`push_count`].
+fn counts_kept(query: &ListQuery) -> bool {
+    query.is_campaign_only()
 }
 
 /// Appends the `SELECT` counting the organization's videos the listing's

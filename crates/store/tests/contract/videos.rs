@@ -234,6 +234,16 @@ async fn listing_filters_sorts_and_pages(
     assert_eq!((page.total, page.items.len()), (6, 1));
     let page = store.list_videos(a, &list(2, 50), t0()).await.unwrap();
     assert_eq!((page.total, page.items.len()), (6, 0));
+    // Past its end a filtered listing (its count read beside the page)
+    // still counts its videos, whole records and stamps alike.
+    let past = ListQuery {
+        platform: Some(Platform::YouTube),
+        ..list(2, 50)
+    };
+    let page = store.list_videos(a, &past, t0()).await.unwrap();
+    assert_eq!((page.total, page.items.len()), (5, 0));
+    let stamps = store.list_stamps(a, &past, t0()).await.unwrap();
+    assert_eq!((stamps.total, stamps.items.len()), (5, 0));
 
     let desc = ListQuery {
         order: SortOrder::Desc,
@@ -527,6 +537,13 @@ async fn campaign_counts_follow_tracking_edits_and_removal(
     };
     assert_eq!(total(a, "Summer").await, 3);
     assert_eq!(total(b, "Summer").await, 1);
+    // Past its end a campaign's page still answers its kept count.
+    let past = ListQuery {
+        campaign: Some("Summer".into()),
+        ..list(1, 10)
+    };
+    let page = store.list_stamps(a, &past, t0()).await.unwrap();
+    assert_eq!((page.total, page.items.len()), (3, 0));
 
     // One video moves, two more join by a bulk edit, one leaves for none.
     let to = |campaign: Option<&str>| VideoPatch {
