@@ -710,11 +710,12 @@ fn push_listing<D: Dialect>(
 /// How a title search for a text finds its videos.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum TitleSearch {
-    /// Three characters or more: the titles' trigram index (migration
-    /// 0020); on SQLite its FTS5 table, read without the catalog row.
+    /// Three characters or more: the titles' trigram index (migrations
+    /// 0020, 0027): on SQLite its FTS5 table, on PostgreSQL the
+    /// organization's titles' index.
     Trigrams,
-    /// Two characters: the titles' bigram index (migration 0026); on
-    /// SQLite its table, read without the catalog row.
+    /// Two characters: the titles' bigram index (migrations 0026, 0027):
+    /// on SQLite its table, on PostgreSQL the organization's titles' index.
     Bigram,
     /// One character, in most titles: every catalog row's title compared.
     Scan,
@@ -737,62 +738,75 @@ impl TitleSearch {
         }
     }
 
-    /// Whether the search reads the catalog row `pv` on backend `D`.
+    /// Whether the search reads the catalog row `pv` on backend `D`:
+    /// only SQLite's scan (PostgreSQL tests the title each tracked video
+    /// carries, migration 0027; SQLite's indexes are tables of their own).
     fn reads_catalog<D: Dialect>(self) -> bool {
-        D::BACKEND == crate::Backend::Postgres || self == Self::Scan
+        D::BACKEND == crate::Backend::Sqlite && self == Self::Scan
     }
 }
 
 /// Appends the test that the tracked video `tv`'s title holds `text`, in
 /// any case (ASCII case on SQLite for fewer than three characters: its
 /// `lower()` folds no other). A text of three characters or more is looked
-/// up in the titles' trigram index: PostgreSQL answers `LIKE` on the
-/// catalog row `pv` from it; SQLite reads its FTS5 table (Unicode case
-/// folding), whose matches are exactly the titles holding it. Two
-/// characters are a key of the titles' bigram index: a GIN index over
-/// each title's bigrams on PostgreSQL, a table of them on SQLite. A
-/// single character is compared on `pv` title by title.
+/// up in the titles' trigram index, two characters in their bigram index:
+/// on PostgreSQL GIN indexes over the organization and the title each
+/// tracked video carries (migration 0027), which answer `LIKE` and the
+/// bigram array test; on SQLite the catalog titles' FTS5 table (Unicode
+/// case folding), whose matches are exactly the titles holding the text,
+/// and their table of bigrams. A single character is compared title by
+/// title.
 ///
 /// The statement is planned for its text ([`Builder::plan_each_run`]): how
 /// many titles hold it decides the plan.
 fn push_title_search<D: Dialect>(b: &mut Builder<D>, text: &str) {
     b.plan_each_run();
-    let sqlite = D::BACKEND == crate::Backend::Sqlite;
-    match TitleSearch::of::<D>(text) {
-        TitleSearch::Trigrams if sqlite => {
-            b.push(
-                " AND tv.platform_video_id IN (SELECT rowid FROM platform_video_titles
-                   WHERE platform_video_titles MATCH ",
-            )
-            .push_bind(format!("\"{}\"", text.replace('"', "\"\"")))
-            .push(")");
-        }
-        TitleSearch::Bigram if sqlite => {
-            b.push(
-                " AND tv.platform_video_id IN (SELECT platform_video_id FROM title_bigrams
-                   WHERE bigram = ",
-            )
-            .push_bind(text.to_ascii_lowercase())
-            .push(")");
-        }
-        TitleSearch::Bigram => {
-            // The index finds the titles by the array test. `strpos` gives
-            // the same answer far cheaper than building a title's bigrams:
-            // it is what a plan walking the listing's order tests on each
-            // row. (A `LIKE` there would be estimated as a second, independent
-            // filter: a tenth of the matches, and a parallel plan for them.)
-            let bigram = text.to_lowercase();
-            b.push(" AND title_bigrams(pv.title) @> ARRAY[")
-                .push_bind(bigram.clone())
-                .push("]::text[] AND strpos(lower(pv.title), ")
-                .push_bind(bigram)
-                .push(") > 0");
-        }
-        TitleSearch::Trigrams | TitleSearch::Scan => {
-            b.push(" AND lower(pv.title) LIKE ")
-                .push_bind(title_pattern(text))
-                .push(" ESCAPE '\\'");
-        }
+    let search = TitleSearch::of::<D>(text);
+    match D::BACKEND {
+        crate::Backend::Sqlite => match search {
+            TitleSearch::Trigrams => {
+                b.push(
+                    " AND tv.platform_video_id IN (SELECT rowid FROM platform_video_titles
+                       WHERE platform_video_titles MATCH ",
+                )
+                .push_bind(format!("\"{}\"", text.replace('"', "\"\"")))
+                .push(")");
+            }
+            TitleSearch::Bigram => {
+                b.push(
+                    " AND tv.platform_video_id IN (SELECT platform_video_id FROM title_bigrams
+                       WHERE bigram = ",
+                )
+                .push_bind(text.to_ascii_lowercase())
+                .push(")");
+            }
+            TitleSearch::Scan => {
+                b.push(" AND lower(pv.title) LIKE ")
+                    .push_bind(title_pattern(text))
+                    .push(" ESCAPE '\\'");
+            }
+        },
+        crate::Backend::Postgres => match search {
+            TitleSearch::Bigram => {
+                // The index finds the titles by the array test. `strpos`
+                // gives the same answer far cheaper than building a title's
+                // bigrams: it is what a plan walking the listing's order
+                // tests on each row. (A `LIKE` there would be estimated as a
+                // second, independent filter: a tenth of the matches, and a
+                // parallel plan for them.)
+                let bigram = text.to_lowercase();
+                b.push(" AND title_bigrams(tv.title) @> ARRAY[")
+                    .push_bind(bigram.clone())
+                    .push("]::text[] AND strpos(lower(tv.title), ")
+                    .push_bind(bigram)
+                    .push(") > 0");
+            }
+            TitleSearch::Trigrams | TitleSearch::Scan => {
+                b.push(" AND lower(tv.title) LIKE ")
+                    .push_bind(title_pattern(text))
+                    .push(" ESCAPE '\\'");
+            }
+        },
     }
 }
 

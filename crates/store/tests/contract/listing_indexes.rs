@@ -125,6 +125,14 @@ async fn title_search_and_publish_days_follow_the_catalog_for_every_organization
         );
     }
     assert_eq!(found(&store, b, &search("marche")).await, (ids(&[one]), 1));
+    // Another organization's titles are not searched.
+    for text in ["garlic", "ga", "n"] {
+        assert_eq!(
+            found(&store, b, &search(text)).await,
+            (ids(&[]), 0),
+            "{text}"
+        );
+    }
 
     // Publish days, and the sort, from the tracked videos' copies; a video
     // without a publish time sorts last.
