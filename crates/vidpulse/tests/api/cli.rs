@@ -42,9 +42,15 @@ async fn admin_commands(#[values(Backend::Sqlite, Backend::Postgres)] backend: B
     let (db, _dir) = TestDb::create(backend).await.unwrap();
     // Every migration of the build applies to a new database, then none.
     let first = json_out(&vidpulse(&db, &["migrate"]));
-    let migrations = std::fs::read_dir(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../store/migrations/sqlite"
+    // Each backend has its own directory (PostgreSQL's has one SQLite does
+    // not need: 0027).
+    let dir = match backend {
+        Backend::Sqlite => "sqlite",
+        Backend::Postgres => "postgres",
+    };
+    let migrations = std::fs::read_dir(format!(
+        "{}/../store/migrations/{dir}",
+        env!("CARGO_MANIFEST_DIR")
     ))
     .unwrap()
     .count();
