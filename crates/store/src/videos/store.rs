@@ -717,7 +717,7 @@ enum TitleSearch {
     /// Two characters: the titles' bigram index (migrations 0026, 0027):
     /// on SQLite its table, on PostgreSQL the organization's titles' index.
     Bigram,
-    /// One character, in most titles: every catalog row's title compared.
+    /// One character, in most titles: every title compared.
     Scan,
 }
 
