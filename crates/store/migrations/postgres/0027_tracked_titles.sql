@@ -25,11 +25,14 @@ CREATE INDEX tracked_videos_org_title_bigrams
 DROP INDEX platform_videos_title_trigrams;
 DROP INDEX platform_videos_title_bigrams;
 
--- Triggers keep the copy, as they keep the publish time's: a tracked
+-- Triggers keep the copies, the title as the publish time: a tracked
 -- video takes its catalog row's title and time when it is tracked, and
--- every tracking follows a change of either.
+-- every tracking follows a change of either (0020's two triggers, for the
+-- time alone, give way to these).
 DROP TRIGGER tracked_videos_published_at_insert ON tracked_videos;
 DROP FUNCTION tracked_videos_published_at_insert();
+DROP TRIGGER tracked_videos_published_at_update ON platform_videos;
+DROP FUNCTION tracked_videos_published_at_update();
 
 CREATE FUNCTION tracked_videos_catalog_copy() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -41,14 +44,16 @@ END $$;
 CREATE TRIGGER tracked_videos_catalog_copy BEFORE INSERT ON tracked_videos
     FOR EACH ROW EXECUTE FUNCTION tracked_videos_catalog_copy();
 
-CREATE FUNCTION tracked_videos_title_update() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION tracked_videos_catalog_follow() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    UPDATE tracked_videos SET title = NEW.title WHERE platform_video_id = NEW.id;
+    UPDATE tracked_videos SET published_at = NEW.published_at, title = NEW.title
+    WHERE platform_video_id = NEW.id;
     RETURN NULL;
 END $$;
 
-CREATE TRIGGER tracked_videos_title_update AFTER UPDATE OF title ON platform_videos
-    FOR EACH ROW WHEN (OLD.title IS DISTINCT FROM NEW.title)
-    EXECUTE FUNCTION tracked_videos_title_update();
+CREATE TRIGGER tracked_videos_catalog_follow AFTER UPDATE OF published_at, title ON platform_videos
+    FOR EACH ROW
+    WHEN (OLD.published_at IS DISTINCT FROM NEW.published_at OR OLD.title IS DISTINCT FROM NEW.title)
+    EXECUTE FUNCTION tracked_videos_catalog_follow();
 
 ANALYZE tracked_videos;
