@@ -239,19 +239,20 @@ fn videos_cte<D: Dialect>() -> String {
     let t = |n: usize, ty: &str| D::typed(&p(n), ty);
     format!(
         "v AS (
-           SELECT pv.id AS pvid, pv.platform, pv.author_username, tv.campaign,
+           SELECT pv.id AS pvid, pv.platform,
+                  coalesce(pv.author_username, tv.own_author) AS author_username, tv.campaign,
                   {start} AS start_day,
                   {least}({end}, {to}) AS end_day
            FROM tracked_videos tv
            JOIN platform_videos pv ON pv.id = tv.platform_video_id
            WHERE tv.organization_id = {org}
-             AND ({pf} IS NULL OR pv.published_at >= {p4})
-             AND ({pb} IS NULL OR pv.published_at < {p5})
+             AND ({pf} IS NULL OR tv.published_at >= {p4})
+             AND ({pb} IS NULL OR tv.published_at < {p5})
              AND ({tf} IS NULL OR tv.tracking_started_at >= {p6})
              AND ({tb} IS NULL OR tv.tracking_started_at < {p7})
              AND ({c} IS NULL OR tv.campaign = {p8})
              AND ({pl} IS NULL OR pv.platform = {p9})
-             AND ({a} IS NULL OR lower(pv.author_username) = {p10})
+             AND ({a} IS NULL OR lower(coalesce(pv.author_username, tv.own_author)) = {p10})
          )",
         start = D::day_of("tv.tracking_started_at"),
         end = D::day_of("tv.tracking_ends_at"),
@@ -300,8 +301,11 @@ pub(crate) fn day_increments_sql<D: Dialect>(sort_by: &str) -> String {
         })
         .join(", ");
     format!(
-        "SELECT tv.id AS video_id, pv.external_id, pv.thumbnail_url, pv.url, pv.author_username,
-                pv.platform, tv.campaign, pv.published_at, tv.created_at, {metrics}
+        "SELECT tv.id AS video_id, pv.external_id, pv.thumbnail_url,
+                coalesce(tv.own_url, pv.url) AS url,
+                coalesce(pv.author_username, tv.own_author) AS author_username,
+                pv.platform, tv.campaign, coalesce(pv.published_at, tv.own_published_at) AS published_at,
+                tv.created_at, {metrics}
          FROM tracked_videos tv
          JOIN platform_videos pv ON pv.id = tv.platform_video_id
          JOIN daily_closes dc ON dc.platform_video_id = tv.platform_video_id

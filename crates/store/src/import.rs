@@ -71,7 +71,11 @@ pub(crate) struct ImportVideo<'a> {
     pub external_id: &'a str,
     pub earliest: DateTime<Utc>,
     pub latest: &'a ImportRow,
+    /// The URL the importing organization gave (or its canonical form).
     pub url: String,
+    /// The URL a catalog row made by the import takes: the canonical one,
+    /// from the platform and id alone (no handle the importer gave).
+    pub catalog_url: String,
     pub channel_username: Option<&'a str>,
     pub title: Option<&'a str>,
     pub published_at: Option<DateTime<Utc>>,
@@ -92,6 +96,11 @@ pub(crate) fn by_video(rows: &[ImportRow]) -> Vec<ImportVideo<'_>> {
                 earliest: row.captured_at,
                 latest: row,
                 url: String::new(),
+                catalog_url: vidpulse_domain::video_url::canonical_url(
+                    row.platform,
+                    &row.external_id,
+                    None,
+                ),
                 channel_username: None,
                 title: None,
                 published_at: None,
@@ -154,16 +163,16 @@ impl<D: Dialect> ImportStore for SqlStore<D> {
         let videos = by_video(rows);
         // Catalog rows first: the analytics scope is every close of these videos.
         let mut catalog_ids = Vec::with_capacity(videos.len());
-        let (ends_at, now_at) = (D::typed("$8", "TIMESTAMPTZ"), D::typed("$9", "TIMESTAMPTZ"));
+        let (ends_at, now_at) = (D::typed("$5", "TIMESTAMPTZ"), D::typed("$6", "TIMESTAMPTZ"));
+        // The catalog takes no metadata from an import: what an organization
+        // says of a video is its own (`tracked_videos.own_*`, migration 0029),
+        // and another organization sees the platform's word only.
         let upsert = format!(
             "INSERT INTO platform_videos
-                   (platform, external_id, url, title, author_username, published_at,
-                    tracking_started_at, refresh_until, next_refresh_at, created_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, CASE WHEN {ends_at} > {now_at} THEN {now_at} END, $9)
-                 ON CONFLICT (platform, external_id) DO UPDATE SET
-                   title = coalesce(platform_videos.title, excluded.title),
-                   author_username = coalesce(platform_videos.author_username, excluded.author_username),
-                   published_at = coalesce(platform_videos.published_at, excluded.published_at)
+                   (platform, external_id, url, tracking_started_at, refresh_until,
+                    next_refresh_at, created_at)
+                 VALUES ($1, $2, $3, $4, $5, CASE WHEN {ends_at} > {now_at} THEN {now_at} END, $6)
+                 ON CONFLICT (platform, external_id) DO UPDATE SET url = platform_videos.url
                  RETURNING id"
         );
         for v in &videos {
@@ -171,10 +180,7 @@ impl<D: Dialect> ImportStore for SqlStore<D> {
             let catalog_id: i64 = D::query(AssertSqlSafe(upsert.as_str()))
                 .bind(v.platform.id())
                 .bind(v.external_id)
-                .bind(&v.url)
-                .bind(v.title)
-                .bind(v.channel_username)
-                .bind(v.published_at)
+                .bind(&v.catalog_url)
                 .bind(v.earliest)
                 .bind(ends)
                 .bind(now)
@@ -201,9 +207,11 @@ impl<D: Dialect> ImportStore for SqlStore<D> {
                     D::query(
                         "INSERT INTO tracked_videos
                            (id, organization_id, platform_video_id, tracking_started_at,
-                            tracking_ends_at, created_at, updated_at, platform)
+                            tracking_ends_at, created_at, updated_at, platform,
+                            own_url, own_author, own_title, own_published_at)
                          VALUES ($1, $2, $3, $4, $5, $6, $6,
-                                 (SELECT platform FROM platform_videos WHERE id = $3))",
+                                 (SELECT platform FROM platform_videos WHERE id = $3),
+                                 $7, $8, $9, $10)",
                     )
                     .bind(Uuid::now_v7())
                     .bind(org.0)
@@ -211,6 +219,10 @@ impl<D: Dialect> ImportStore for SqlStore<D> {
                     .bind(v.earliest)
                     .bind(ends)
                     .bind(now)
+                    .bind(&v.url)
+                    .bind(v.channel_username)
+                    .bind(v.title)
+                    .bind(v.published_at)
                     .execute(&mut *tx)
                     .await?;
                     outcome.videos_created += 1;
@@ -227,30 +239,58 @@ impl<D: Dialect> ImportStore for SqlStore<D> {
                         .await?,
                     );
                 }
-                Some((id, started)) if started > v.earliest => {
+                Some((id, started)) => {
+                    if started > v.earliest {
+                        D::query(
+                            "UPDATE tracked_videos SET tracking_started_at = $2, updated_at = $3 WHERE id = $1",
+                        )
+                        .bind(id)
+                        .bind(v.earliest)
+                        .bind(now)
+                        .execute(&mut *tx)
+                        .await?;
+                        // The platform's readings between the new and the old
+                        // start are this organization's to see now.
+                        revealed.extend(
+                            closes::reveal_platform_readings::<D>(
+                                &mut tx,
+                                org.0,
+                                &[catalog_id],
+                                v.earliest,
+                                Some(started),
+                            )
+                            .await?,
+                        );
+                    }
+                    // The import fills what the organization had not said.
                     D::query(
-                        "UPDATE tracked_videos SET tracking_started_at = $2, updated_at = $3 WHERE id = $1",
+                        "UPDATE tracked_videos SET
+                           own_url = coalesce(own_url, $2),
+                           own_author = coalesce(own_author, $3),
+                           own_title = coalesce(own_title, $4),
+                           own_published_at = coalesce(own_published_at, $5)
+                         WHERE id = $1",
                     )
                     .bind(id)
-                    .bind(v.earliest)
-                    .bind(now)
+                    .bind(&v.url)
+                    .bind(v.channel_username)
+                    .bind(v.title)
+                    .bind(v.published_at)
                     .execute(&mut *tx)
                     .await?;
-                    // The platform's readings between the new and the old
-                    // start are this organization's to see now.
-                    revealed.extend(
-                        closes::reveal_platform_readings::<D>(
-                            &mut tx,
-                            org.0,
-                            &[catalog_id],
-                            v.earliest,
-                            Some(started),
-                        )
-                        .await?,
-                    );
                 }
-                Some(_) => {}
             }
+            // The listing's publish-time copy (migration 0020) is the
+            // platform's time, else the one the organization gave.
+            D::query(
+                "UPDATE tracked_videos SET published_at = coalesce(
+                   (SELECT pv.published_at FROM platform_videos pv WHERE pv.id = $2), own_published_at)
+                 WHERE organization_id = $1 AND platform_video_id = $2",
+            )
+            .bind(org.0)
+            .bind(catalog_id)
+            .execute(&mut *tx)
+            .await?;
             readings.extend(v.rows.iter().map(|row| Reading {
                 video_id: catalog_id,
                 at: row.captured_at,

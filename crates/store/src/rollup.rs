@@ -295,7 +295,7 @@ pub(crate) fn shares_sql<D: Dialect>(source: &str, org: &str) -> String {
     }
     format!(
         "SELECT tv.organization_id AS organization_id, dc.day AS day, pv.platform AS platform,
-                coalesce(pv.author_username, '') AS author_username,
+                coalesce(pv.author_username, tv.own_author, '') AS author_username,
                 coalesce(tv.campaign, '') AS campaign,
                 count(*) AS closes, {sums}
          FROM {source}
@@ -306,7 +306,7 @@ pub(crate) fn shares_sql<D: Dialect>(source: &str, org: &str) -> String {
          JOIN platform_videos pv ON pv.id = dc.platform_video_id
          WHERE ({org} IS NULL OR tv.organization_id = {org})
            AND dc.day >= {start} AND dc.day <= {end}
-         GROUP BY tv.organization_id, dc.day, pv.platform, coalesce(pv.author_username, ''),
+         GROUP BY tv.organization_id, dc.day, pv.platform, coalesce(pv.author_username, tv.own_author, ''),
                   coalesce(tv.campaign, '')",
         sums = sums.join(", "),
     )

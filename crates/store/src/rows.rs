@@ -511,8 +511,11 @@ pub(crate) use visible_readings;
 macro_rules! record_head {
     () => {
         "
-    tv.id AS video_id, pv.platform, pv.external_id, pv.url, pv.title, pv.thumbnail_url,
-    pv.author_username, pv.published_at, tv.created_at, tv.tracking_started_at,
+    tv.id AS video_id, pv.platform, pv.external_id, coalesce(tv.own_url, pv.url) AS url,
+    coalesce(pv.title, tv.own_title) AS title, pv.thumbnail_url,
+    coalesce(pv.author_username, tv.own_author) AS author_username,
+    coalesce(pv.published_at, tv.own_published_at) AS published_at,
+    tv.created_at, tv.tracking_started_at,
     tv.tracking_ends_at, pv.gone_at IS NOT NULL AS gone, pv.failures, tv.notes, tv.budget,
     tv.campaign, tv.video_status, tv.workflow_status, tv.ecpm, tv.revision,
     pv.revision AS catalog_revision,"

@@ -147,7 +147,7 @@ pub(super) async fn known_creator<D: Dialect>(
            OR EXISTS (SELECT 1 FROM tracked_videos tv
                       JOIN platform_videos pv ON pv.id = tv.platform_video_id
                       WHERE tv.organization_id = $2 AND pv.platform = c.platform
-                        AND lower(pv.author_username) = c.username_key))",
+                        AND lower(coalesce(pv.author_username, tv.own_author)) = c.username_key))",
     )
     .bind(creator_id)
     .bind(org.0)

@@ -145,6 +145,7 @@ pub(crate) async fn track_in<D: Dialect>(
             // What fits is tracked; the rest is skipped (QuotaPolicy::WhatFits).
             continue;
         }
+        let own_author = v.handle().or(account_author.as_deref());
         let catalog_id: i64 = D::query(AssertSqlSafe(format!(
             "INSERT INTO platform_videos
                (platform, external_id, url, tracking_started_at, refresh_until, next_refresh_at,
@@ -167,16 +168,18 @@ pub(crate) async fn track_in<D: Dialect>(
         .bind(batch.now)
         .bind(ends)
         // Only a new catalog row takes it: an existing row keeps its author
-        // (changing it would move other organizations' analytics shares).
-        .bind(v.handle().or(account_author.as_deref()))
+        // (changing it would move other organizations' analytics shares);
+        // the tracking keeps its own (`own_author`).
+        .bind(own_author)
         .fetch_scalar(&mut **tx)
         .await?;
         let video_id = VideoId::new();
         D::query(
             "INSERT INTO tracked_videos
                (id, organization_id, platform_video_id, tracking_started_at, tracking_ends_at,
-                created_at, updated_at, campaign, budget, tracked_account_id, platform)
-             VALUES ($1, $2, $3, $4, $5, $4, $4, $6, $7, $8, $9)",
+                created_at, updated_at, campaign, budget, tracked_account_id, platform,
+                own_url, own_author)
+             VALUES ($1, $2, $3, $4, $5, $4, $4, $6, $7, $8, $9, $10, $11)",
         )
         .bind(video_id.0)
         .bind(batch.organization_id.0)
@@ -187,6 +190,8 @@ pub(crate) async fn track_in<D: Dialect>(
         .bind(batch.budget)
         .bind(batch.account)
         .bind(v.platform.id())
+        .bind(&v.canonical_url)
+        .bind(own_author)
         .execute(&mut **tx)
         .await?;
         if let Some(account) = batch.account {

@@ -161,7 +161,8 @@ pub(crate) async fn emit_to_trackers<D: Dialect>(
     extra: &Value,
 ) -> Result<usize, StoreError> {
     let trackers: Vec<Tracker> = D::query(
-        "SELECT tv.organization_id, tv.id AS video_id, pv.external_id, pv.platform, pv.url
+        "SELECT tv.organization_id, tv.id AS video_id, pv.external_id, pv.platform,
+                coalesce(tv.own_url, pv.url) AS url
          FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
          WHERE tv.platform_video_id = $1
            AND tv.tracking_started_at <= $2 AND tv.tracking_ends_at > $2

@@ -607,7 +607,8 @@ impl<D: Dialect> WebhookStore for SqlStore<D> {
             return Ok(0);
         }
         let ended: Vec<EndedTracking> = D::query(
-            "SELECT tv.organization_id, tv.id AS video_id, pv.external_id, pv.platform, pv.url,
+            "SELECT tv.organization_id, tv.id AS video_id, pv.external_id, pv.platform,
+                coalesce(tv.own_url, pv.url) AS url,
                     tv.tracking_ends_at
              FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
              WHERE tv.organization_id IN (

@@ -330,7 +330,8 @@ async fn pair(store: &Arc<dyn Store>, db: &mut Db, n: u32) -> Pair {
             "UPDATE tracked_videos SET notes = 'b', budget = 200, campaign = 'fall', ecpm = 2.5,
                video_status = 'paused', workflow_status = 'running',
                updated_at = tracking_ends_at, tracked_account_id = id,
-               refresh_asked_at = tracking_ends_at
+               refresh_asked_at = tracking_ends_at, own_url = 'https://b.example/own',
+               own_author = 'own_b', own_title = 'Own b', own_published_at = tracking_ends_at
              WHERE id = {ub}"
         ),
         format!(

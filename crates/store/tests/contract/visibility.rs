@@ -401,3 +401,149 @@ async fn upgrading_keeps_every_organizations_numbers_and_rebuilds_its_closes(
         .unwrap();
     assert_eq!((again.snapshots_imported, again.snapshots_skipped), (0, 2));
 }
+
+/// The record, listing, grouping and creator filter `org` is answered
+/// about `yt(1)`'s metadata: its URL, title, author and publish time, its
+/// totals' creator keys, and whether the creator filter `handle` finds it.
+async fn metadata_of(
+    store: &Arc<dyn Store>,
+    org: OrgId,
+    handle: &str,
+    now: DateTime<Utc>,
+) -> (
+    String,
+    Option<String>,
+    Option<String>,
+    Option<DateTime<Utc>>,
+    Vec<String>,
+    usize,
+) {
+    let record = store
+        .video(org, &VideoLookup::ExternalId(yt(1).external_id), now)
+        .await
+        .unwrap()
+        .unwrap();
+    let q = AnalyticsQuery {
+        window: DateRange {
+            from: day(1),
+            to: day(31),
+        },
+        group_by: GroupBy::BloggerUsername,
+        published: None,
+        tracked: None,
+        campaign: None,
+        platform: None,
+        author: None,
+    };
+    let keys = store
+        .analytics_totals(org, &q)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|row| row.author.unwrap_or_default())
+        .collect();
+    let found = store
+        .list_videos(
+            org,
+            &ListQuery {
+                author: Some(handle.into()),
+                ..ListQuery::all(now.date_naive())
+            },
+            now,
+        )
+        .await
+        .unwrap()
+        .total;
+    (
+        record.url,
+        record.title,
+        record.author_username,
+        record.published_at,
+        keys,
+        found as usize,
+    )
+}
+
+#[rstest]
+#[tokio::test]
+async fn another_organizations_imported_metadata_never_reaches_an_organization(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (db, store) = store(backend).await;
+    let a = org(&store, Plan::Pro).await;
+    let x = org(&store, Plan::Pro).await;
+    // x imports the video first, with its own URL, creator, title and time.
+    let published = at(1, 10, 0);
+    let imported = ImportRow {
+        url: Some("https://youtu.be/vid00000001?si=x-own".into()),
+        channel_username: Some("x_handle".into()),
+        title: Some("x's own title".into()),
+        published_at: Some(published),
+        ..snapshot(at(13, 9, 0), 900)
+    };
+    store
+        .import_observations(x, &[imported], Duration::days(30), at(13, 10, 0))
+        .await
+        .unwrap();
+    // a tracks it by its own URL; the platform reads it without naming an
+    // author, title or publish time.
+    track(&store, a, at(14, 8, 0), vec![yt(1)]).await;
+    refresh_all(&store, at(14, 9, 0), 1000, None).await;
+    let now = at(16, 0, 0);
+
+    let (url, title, author, when, keys, found) = metadata_of(&store, a, "x_handle", now).await;
+    assert_eq!(url, yt(1).canonical_url, "a sees its own URL");
+    assert_eq!(
+        (title, author, when),
+        (None, None, None),
+        "a sees none of x's metadata"
+    );
+    assert_eq!(keys, [""], "a's totals group under no creator, not x's");
+    assert_eq!(found, 0, "a's creator filter does not find x's handle");
+
+    let (url, title, author, when, keys, found) = metadata_of(&store, x, "x_handle", now).await;
+    assert_eq!(
+        url, "https://youtu.be/vid00000001?si=x-own",
+        "x sees its own URL"
+    );
+    assert_eq!(title.as_deref(), Some("x's own title"));
+    assert_eq!(author.as_deref(), Some("x_handle"));
+    assert_eq!(when, Some(published));
+    assert_eq!(
+        keys,
+        ["x_handle"],
+        "x's totals group under the creator it gave"
+    );
+    assert_eq!(found, 1, "x's creator filter finds the creator it gave");
+    let x_published = store
+        .list_videos(
+            x,
+            &ListQuery {
+                published_from: Some(published),
+                ..ListQuery::all(now.date_naive())
+            },
+            now,
+        )
+        .await
+        .unwrap()
+        .total;
+    assert_eq!(
+        x_published, 1,
+        "x's publish-day filter sees the time it gave"
+    );
+
+    // Once the platform names the author, both see the platform's word.
+    refresh_all(&store, at(15, 9, 0), 1100, Some("mira")).await;
+    let (_, _, author, _, keys, _) = metadata_of(&store, a, "mira", now).await;
+    assert_eq!(
+        (author.as_deref(), keys),
+        (Some("mira"), vec!["mira".to_owned()])
+    );
+    let (url, _, author, _, keys, _) = metadata_of(&store, x, "mira", now).await;
+    assert_eq!(url, "https://youtu.be/vid00000001?si=x-own");
+    assert_eq!(
+        (author.as_deref(), keys),
+        (Some("mira"), vec!["mira".to_owned()])
+    );
+    assert_rollup_exact(&db, &store).await;
+}
