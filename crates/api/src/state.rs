@@ -65,6 +65,10 @@ pub struct ConnectionLimits {
     /// Longest wait for a request's header, from the connection or the
     /// previous request on: then the connection is closed.
     pub header_timeout: StdDuration,
+    /// Longest a connection stays open with no request in flight (an
+    /// HTTP/2 connection between requests; an HTTP/1 one waits at most the
+    /// header timeout when that is shorter): then it is closed.
+    pub idle_timeout: StdDuration,
     /// Longest a request (its body included) may take: then it answers 408
     /// `REQUEST_TIMEOUT` and what it started is rolled back.
     pub request_timeout: StdDuration,
@@ -76,6 +80,7 @@ impl Default for ConnectionLimits {
     fn default() -> Self {
         Self {
             header_timeout: StdDuration::from_secs(10),
+            idle_timeout: StdDuration::from_secs(60),
             request_timeout: StdDuration::from_secs(60),
             max_connections: 4096,
         }

@@ -8,6 +8,7 @@ pub mod api_key;
 pub mod clock;
 pub mod identity;
 pub mod ids;
+pub mod ip_scope;
 pub mod metrics;
 pub mod names;
 pub mod patch;

@@ -1,9 +1,8 @@
 //! Webhooks' rules: the events an endpoint can subscribe to, the view
-//! milestones, when a failed delivery is tried again, and which addresses a
-//! delivery may never reach.
+//! milestones and when a failed delivery is tried again. Which addresses a
+//! delivery may reach is [`crate::ip_scope`]'s rule.
 
 use std::fmt;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::str::FromStr;
 
 use chrono::Duration;
@@ -114,46 +113,6 @@ pub fn disable_after() -> Duration {
     Duration::days(5)
 }
 
-/// Whether a delivery may connect to `ip`: not loopback, private,
-/// link-local, shared (CGNAT), unspecified, multicast, broadcast or
-/// documentation space, nor an IPv6 address mapping one of those.
-pub fn is_public(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => is_public_v4(v4),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => is_public_v4(v4),
-            None => is_public_v6(v6),
-        },
-    }
-}
-
-fn is_public_v4(ip: Ipv4Addr) -> bool {
-    let [a, b, ..] = ip.octets();
-    !(ip.is_loopback()
-        || ip.is_private()
-        || ip.is_link_local()
-        || ip.is_unspecified()
-        || ip.is_multicast()
-        || ip.is_broadcast()
-        || ip.is_documentation()
-        || a == 0
-        || (a == 100 && (64..128).contains(&b))
-        || (a == 192 && b == 0 && ip.octets()[2] == 0)
-        || (a == 198 && (b == 18 || b == 19))
-        || a >= 240)
-}
-
-fn is_public_v6(ip: Ipv6Addr) -> bool {
-    let first = ip.segments()[0];
-    !(ip.is_loopback()
-        || ip.is_unspecified()
-        || ip.is_multicast()
-        || (first & 0xfe00) == 0xfc00
-        || (first & 0xffc0) == 0xfe80
-        || first == 0x2001 && ip.segments()[1] == 0x0db8
-        || first == 0x0064 && ip.segments()[1] == 0xff9b)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,31 +154,5 @@ mod tests {
         assert_eq!(retry_after(MAX_ATTEMPTS), None);
         assert_eq!(retry_after(0), None);
         assert_eq!(retry_after(1), Some(Duration::seconds(5)));
-    }
-
-    #[test]
-    fn private_addresses_are_refused() {
-        for ip in [
-            "127.0.0.1",
-            "10.1.2.3",
-            "172.16.0.1",
-            "192.168.1.1",
-            "169.254.169.254",
-            "0.0.0.0",
-            "100.64.0.1",
-            "224.0.0.1",
-            "255.255.255.255",
-            "::1",
-            "fe80::1",
-            "fd00::1",
-            "::",
-            "::ffff:127.0.0.1",
-            "::ffff:10.0.0.1",
-        ] {
-            assert!(!is_public(ip.parse().unwrap()), "{ip}");
-        }
-        for ip in ["93.184.216.34", "8.8.8.8", "2606:4700::1111"] {
-            assert!(is_public(ip.parse().unwrap()), "{ip}");
-        }
     }
 }

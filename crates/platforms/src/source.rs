@@ -67,12 +67,53 @@ pub enum SourceError {
     /// This source cannot serve the platform or operation.
     #[error("{0}")]
     Unsupported(String),
+    /// The platform answered an HTTP error status (or an error in a 200
+    /// answer's body).
+    #[error("upstream failure, HTTP {status}: {message}")]
+    Status {
+        /// The status the platform answered.
+        status: u16,
+        /// Whether retrying later may succeed (429, 5xx, a rate limit, a
+        /// quota until its reset).
+        transient: bool,
+        /// What went wrong, in the platform's own words too: for the log.
+        message: String,
+    },
 }
 
 impl SourceError {
     /// Whether retrying the same call later may succeed.
     pub fn is_transient(&self) -> bool {
-        matches!(self, SourceError::Transient(_))
+        match self {
+            SourceError::Transient(_) => true,
+            SourceError::Status { transient, .. } => *transient,
+            _ => false,
+        }
+    }
+
+    /// What a client is told about this failure of `platform`: a plain
+    /// sentence naming the platform and, when it answered one, its HTTP
+    /// status. The platform's own words (its error bodies, yt-dlp's output)
+    /// and the transport's details stay in the log, where
+    /// [`std::fmt::Display`] shows them: they are not ours to show, and may
+    /// name accounts, quotas or internal addresses.
+    pub fn client_message(&self, platform: Platform) -> String {
+        let name = platform.display_name();
+        match self {
+            SourceError::Status { status, .. } if *status >= 400 => {
+                format!("{name} answered HTTP {status}")
+            }
+            SourceError::Status { status, .. } => {
+                format!("{name} answered with an error (HTTP {status})")
+            }
+            SourceError::Transient(_) => {
+                format!("{name} could not be reached or is busy; try again later")
+            }
+            SourceError::Permanent(_) => format!("{name} could not serve the request"),
+            SourceError::NotFound(_) => format!("{name} has no such account or video"),
+            // Written by this service, naming what the operator can set up.
+            SourceError::Unsupported(why) => why.clone(),
+        }
     }
 }
 
@@ -271,5 +312,62 @@ impl<'a> BatchedRead<'a> {
                     .map(|o| (id.clone(), o.clone()))
             })
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clients_are_told_the_platform_and_its_status_never_its_words() {
+        let said = "quota of project 4242 used up; contact ops@internal.example";
+        let cases = [
+            (
+                SourceError::Status {
+                    status: 403,
+                    transient: true,
+                    message: said.into(),
+                },
+                "YouTube answered HTTP 403",
+            ),
+            (
+                SourceError::Status {
+                    status: 200,
+                    transient: false,
+                    message: said.into(),
+                },
+                "YouTube answered with an error (HTTP 200)",
+            ),
+            (
+                SourceError::Transient(said.into()),
+                "YouTube could not be reached or is busy; try again later",
+            ),
+            (
+                SourceError::Permanent(said.into()),
+                "YouTube could not serve the request",
+            ),
+            (
+                SourceError::NotFound(said.into()),
+                "YouTube has no such account or video",
+            ),
+        ];
+        for (e, told) in cases {
+            assert_eq!(e.client_message(Platform::YouTube), told);
+            assert!(e.to_string().contains(said), "the log keeps it: {e}");
+        }
+        let unsupported = SourceError::Unsupported("YouTube is not configured".into());
+        assert_eq!(
+            unsupported.client_message(Platform::YouTube),
+            "YouTube is not configured"
+        );
+        assert!(
+            SourceError::Status {
+                status: 503,
+                transient: true,
+                message: String::new()
+            }
+            .is_transient()
+        );
     }
 }

@@ -118,7 +118,7 @@ pub async fn run_server(
         run_worker.then(|| tokio::spawn(run_worker_loops(services.clone(), shutdown.clone())));
     let limits = services.state.config.connections;
     let router = vidpulse_api::router(services.state.clone());
-    let served = serve_http(listener, router, limits, shutdown.clone()).await;
+    let served = crate::server::serve_http(listener, router, limits, shutdown.clone()).await;
     // However the server stopped, stop the rest too.
     shutdown.cancel();
     if let Some(worker) = worker {
@@ -126,65 +126,6 @@ pub async fn run_server(
     }
     flusher.await?;
     served?;
-    Ok(())
-}
-
-/// Serves `router` on `listener` until `shutdown`, then lets the requests in
-/// flight finish. Slow clients cannot hold it: a header must arrive within
-/// `limits.header_timeout` (or the connection is closed), at most
-/// `limits.max_connections` are served at once (further ones wait in the
-/// listen queue), and an accept error (out of file descriptors, say) is
-/// logged and retried after a pause instead of stopping the server.
-async fn serve_http(
-    listener: TcpListener,
-    router: axum::Router,
-    limits: vidpulse_api::ConnectionLimits,
-    shutdown: CancellationToken,
-) -> anyhow::Result<()> {
-    use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-    use hyper_util::server::conn::auto::Builder;
-    use hyper_util::server::graceful::GracefulShutdown;
-    use hyper_util::service::TowerToHyperService;
-
-    let mut builder = Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout);
-    builder.http2().timer(TokioTimer::new());
-    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
-    let graceful = GracefulShutdown::new();
-    loop {
-        let slot = tokio::select! {
-            slot = slots.clone().acquire_owned() => slot?,
-            () = shutdown.cancelled() => break,
-        };
-        let stream = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(e) => {
-                    tracing::error!(error = %e, "could not accept a connection; retrying");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    continue;
-                }
-            },
-            () = shutdown.cancelled() => break,
-        };
-        let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(router.clone());
-        let connection = builder
-            .serve_connection_with_upgrades(TokioIo::new(stream), service)
-            .into_owned();
-        let connection = graceful.watch(connection);
-        tokio::spawn(async move {
-            if let Err(e) = connection.await {
-                tracing::debug!(error = %e, "connection closed with an error");
-            }
-            drop(slot);
-        });
-    }
-    drop(listener);
-    graceful.shutdown().await;
     Ok(())
 }
 

@@ -6,4 +6,5 @@ pub mod app;
 pub mod commands;
 pub mod config;
 pub mod live;
+pub mod server;
 pub mod telemetry;

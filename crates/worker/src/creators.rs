@@ -157,7 +157,7 @@ async fn run_job(ctx: &CreatorContext, job: ClaimedJob) -> Result<(), StoreError
                 .fail_creator_job(job.id, job.lease_token, PLATFORM_NOT_FOUND, &message, now)
                 .await?;
         }
-        Err(SourceError::Transient(e)) if job.attempts < ctx.config.max_attempts => {
+        Err(e) if e.is_transient() && job.attempts < ctx.config.max_attempts => {
             let retry_at = now + retry_delay(job.attempts);
             tracing::warn!(job = %job.id, error = %e, %retry_at, "creator job will be retried");
             ctx.store
@@ -166,7 +166,11 @@ async fn run_job(ctx: &CreatorContext, job: ClaimedJob) -> Result<(), StoreError
         }
         Err(e) => {
             tracing::warn!(job = %job.id, error = %e, elapsed_ms = (now - started).num_milliseconds(), "creator job failed");
-            let message = format!("The {name} request failed: {e}");
+            // Clients read this message: the platform's own words stay in the log above.
+            let message = format!(
+                "The {name} request failed: {}",
+                e.client_message(job.platform)
+            );
             ctx.store
                 .fail_creator_job(job.id, job.lease_token, EXTERNAL_API_ERROR, &message, now)
                 .await?;
@@ -299,10 +303,15 @@ async fn discover(ctx: &CreatorContext, d: DueDiscovery) -> Result<usize, StoreE
                     ),
                     now + ctx.config.discovery_interval,
                 ),
-                other => (
-                    format!("discovery failed on {}: {other}", now.date_naive()),
-                    now + Duration::hours(1),
-                ),
+                other => {
+                    // The note is shown to clients: the platform's own words stay in the log.
+                    tracing::warn!(account = %d.tracked_account_id, error = %other, "discovery failed upstream");
+                    let told = other.client_message(d.profile.platform);
+                    (
+                        format!("discovery failed on {}: {told}", now.date_naive()),
+                        now + Duration::hours(1),
+                    )
+                }
             };
             tracing::warn!(account = %d.tracked_account_id, %note, "discovery skipped");
             DiscoveryResult {

@@ -3,7 +3,8 @@
 //! again with exponential backoff and jitter (over more than a day), or
 //! failed. Also writes the time-driven events (a tracking window ending).
 //!
-//! A delivery never reaches a loopback, private or link-local address
+//! A delivery never reaches an address that is not global (loopback,
+//! private, link-local, an IPv6 form of one of them…: [`is_global`])
 //! unless the operator allows it: the client's resolver drops such
 //! addresses after DNS resolution, on every attempt, so the address checked
 //! is the address connected to; an address written in the URL is checked
@@ -23,7 +24,8 @@ use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use sha2::Sha256;
 use tokio_util::sync::CancellationToken;
 use vidpulse_domain::Clock;
-use vidpulse_domain::webhooks::{disable_after, is_public, retry_after};
+use vidpulse_domain::ip_scope::{is_global, not_global};
+use vidpulse_domain::webhooks::{disable_after, retry_after};
 use vidpulse_store::{Attempt, DueDelivery, Store, StoreError};
 
 use crate::Tick;
@@ -112,7 +114,7 @@ impl WebhookContext {
 pub const SWEEP_INTERVAL: Duration = Duration::seconds(30);
 
 /// The delivery client: no redirects, no proxy, the timeout on every
-/// attempt, and a resolver that keeps private addresses out.
+/// attempt, and a resolver that keeps non-global addresses out.
 fn client(config: &WebhookConfig) -> Result<reqwest::Client, reqwest::Error> {
     vidpulse_platforms::http::install_crypto_provider();
     reqwest::Client::builder()
@@ -127,7 +129,8 @@ fn client(config: &WebhookConfig) -> Result<reqwest::Client, reqwest::Error> {
         .build()
 }
 
-/// A resolver that answers only public addresses (unless allowed).
+/// A resolver that answers only global addresses ([`is_global`]), unless
+/// private ones are allowed.
 #[derive(Debug)]
 struct PublicOnly {
     allow_private: bool,
@@ -143,14 +146,14 @@ impl Resolve for PublicOnly {
             let kept: Vec<SocketAddr> = found
                 .iter()
                 .copied()
-                .filter(|a| allow_private || is_public(a.ip()))
+                .filter(|a| allow_private || is_global(a.ip()))
                 .collect();
             if kept.is_empty() {
                 let refused: Box<dyn std::error::Error + Send + Sync> = if found.is_empty() {
                     format!("{host} does not resolve").into()
                 } else {
                     format!(
-                        "{host} resolves only to private, loopback or link-local addresses; refused"
+                        "{host} resolves only to non-global (loopback, private, link-local…) addresses; refused"
                     )
                     .into()
                 };
@@ -162,7 +165,7 @@ impl Resolve for PublicOnly {
 }
 
 /// Why `url` may not be posted to before any connection: not http(s), or
-/// an address written in it that is not public (unless allowed).
+/// an address written in it that is not global (unless allowed).
 pub fn refused_url(url: &str, allow_private: bool) -> Option<String> {
     let parsed = match url::Url::parse(url) {
         Ok(u) => u,
@@ -180,8 +183,10 @@ pub fn refused_url(url: &str, allow_private: bool) -> Option<String> {
         Some(url::Host::Domain(_)) => return None,
         None => return Some("the URL has no host".into()),
     };
-    (!allow_private && !is_public(ip))
-        .then(|| format!("{ip} is a private, loopback or link-local address; refused"))
+    if allow_private {
+        return None;
+    }
+    not_global(ip).map(|block| format!("{ip} is not a global address ({block}); refused"))
 }
 
 /// The `webhook-signature` header: `v1,<base64 HMAC-SHA256>` of
@@ -427,6 +432,13 @@ mod tests {
             "http://[::1]/hook",
             "http://10.0.0.5/hook",
             "http://169.254.169.254/latest/meta-data",
+            "http://[::7f00:1]/hook",
+            "http://[::ffff:0:7f00:1]/hook",
+            "http://[::ffff:169.254.169.254]/hook",
+            "http://[2002:7f00:1::]/hook",
+            "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook",
+            "http://[64:ff9b::7f00:1]/hook",
+            "http://[fd00::1]:8080/hook",
             "http://localhost:8080/",
             "ftp://example.com/",
             "not a url",
@@ -438,6 +450,9 @@ mod tests {
             None
         );
         assert_eq!(refused_url("https://93.184.216.34/x", false), None);
+        assert_eq!(refused_url("https://[2606:4700::1111]/x", false), None);
+        let why = refused_url("http://[::ffff:0:7f00:1]/hook", false).unwrap_or_default();
+        assert!(why.contains("(IPv4-translated); refused"), "{why}");
         assert_eq!(refused_url("http://127.0.0.1:9000/hook", true), None);
         assert!(refused_url("ftp://example.com/", true).is_some());
     }

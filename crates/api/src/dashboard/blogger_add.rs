@@ -334,7 +334,10 @@ async fn read_profile(
             Err(ApiError::new(
                 StatusCode::BAD_GATEWAY,
                 ErrorCode::ExternalApiError,
-                format!("The {name} profile could not be read: {e}"),
+                format!(
+                    "The {name} profile could not be read: {}",
+                    e.client_message(platform)
+                ),
             ))
         }
     }

@@ -332,11 +332,16 @@ async fn search(
                     "`cursor` is not one this service issued for this search",
                 ),
                 other => {
+                    // The platform's own words go to the log, not to the client.
                     tracing::warn!(%platform, error = %other, "trend search upstream failed");
                     ApiError::new(
                         StatusCode::BAD_GATEWAY,
                         ErrorCode::ExternalApiError,
-                        format!("The {} search failed: {other}", platform.display_name()),
+                        format!(
+                            "The {} search failed: {}",
+                            platform.display_name(),
+                            other.client_message(platform)
+                        ),
                     )
                 }
             });

@@ -238,6 +238,11 @@ impl InstagramGraphSource {
             .and_then(Value::as_str)
             .unwrap_or("");
         let message = self.redact(message.chars().take(300).collect());
+        let answered = |transient, message| SourceError::Status {
+            status,
+            transient,
+            message,
+        };
         match code {
             110 => SourceError::NotFound(format!(
                 "@{username}: not a business or creator account, or no such account"
@@ -245,16 +250,24 @@ impl InstagramGraphSource {
             _ if subcode == 2_207_013 => SourceError::NotFound(format!(
                 "@{username}: not a business or creator account, or no such account"
             )),
-            190 => SourceError::Permanent("Instagram access token invalid or expired".to_owned()),
-            4 | 17 | 32 | 613 | 80002 => SourceError::Transient(format!(
-                "Instagram Graph API throttled (code {code}): {message}"
-            )),
-            _ if flagged || status == 429 || status >= 500 => SourceError::Transient(format!(
-                "Instagram Graph API failed (HTTP {status}, code {code}): {message}"
-            )),
-            _ => SourceError::Permanent(format!(
-                "Instagram Graph API refused the request (HTTP {status}, code {code}): {message}"
-            )),
+            190 => answered(
+                false,
+                "Instagram access token invalid or expired".to_owned(),
+            ),
+            4 | 17 | 32 | 613 | 80002 => answered(
+                true,
+                format!("Instagram Graph API throttled (code {code}): {message}"),
+            ),
+            _ if flagged || status == 429 || status >= 500 => answered(
+                true,
+                format!("Instagram Graph API failed (HTTP {status}, code {code}): {message}"),
+            ),
+            _ => answered(
+                false,
+                format!(
+                    "Instagram Graph API refused the request (HTTP {status}, code {code}): {message}"
+                ),
+            ),
         }
     }
 

@@ -223,13 +223,17 @@ async fn graph_errors_map_to_not_found_throttled_and_token() {
     );
     let e = ig.resolve_channel(IG, "busy").await.unwrap_err();
     assert!(
-        matches!(&e, SourceError::Transient(m) if m.contains("80002")),
+        matches!(&e, SourceError::Status { transient: true, message: m, .. } if m.contains("80002")),
         "{e:?}"
     );
     let e = ig.resolve_channel(IG, "expired").await.unwrap_err();
     assert_eq!(
         e,
-        SourceError::Permanent("Instagram access token invalid or expired".into())
+        SourceError::Status {
+            status: 400,
+            transient: false,
+            message: "Instagram access token invalid or expired".into()
+        }
     );
     // A network failure's message names the URL, token included: redacted.
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -261,6 +261,11 @@ impl TiktokResearchSource {
         let code = text("/error/code");
         let message: String = self.redact(text("/error/message").chars().take(300).collect());
         let detail = format!("HTTP {status} {code}: {message}");
+        let answered = |transient, message| SourceError::Status {
+            status,
+            transient,
+            message,
+        };
         match (code, user) {
             // Undocumented by TikTok (docs/platforms.md): an unknown user is taken to be
             // `invalid_params` or a 404.
@@ -268,21 +273,28 @@ impl TiktokResearchSource {
                 SourceError::NotFound(format!("no TikTok account @{user} ({detail})"))
             }
             ("rate_limit_exceeded", _) => {
-                SourceError::Transient(format!("TikTok Research API rate limit: {detail}"))
+                answered(true, format!("TikTok Research API rate limit: {detail}"))
             }
             ("access_token_invalid" | "scope_not_authorized" | "scope_permission_missed", _) => {
-                SourceError::Permanent(format!("TikTok Research API refused access: {detail}"))
+                answered(
+                    false,
+                    format!("TikTok Research API refused access: {detail}"),
+                )
             }
             ("internal_error", _) => {
-                SourceError::Transient(format!("TikTok Research API failed: {detail}"))
+                answered(true, format!("TikTok Research API failed: {detail}"))
             }
             _ if status == 429 || status >= 500 => {
-                SourceError::Transient(format!("TikTok Research API failed: {detail}"))
+                answered(true, format!("TikTok Research API failed: {detail}"))
             }
-            _ if status == 401 => {
-                SourceError::Permanent(format!("TikTok Research API refused access: {detail}"))
-            }
-            _ => SourceError::Permanent(format!("TikTok Research API refused the query: {detail}")),
+            _ if status == 401 => answered(
+                false,
+                format!("TikTok Research API refused access: {detail}"),
+            ),
+            _ => answered(
+                false,
+                format!("TikTok Research API refused the query: {detail}"),
+            ),
         }
     }
 

@@ -249,7 +249,8 @@ async fn a_refused_token_is_renewed_once() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&e, SourceError::Permanent(m) if m.contains("access_token_invalid")),
+        matches!(&e, SourceError::Status { status: 401, transient: false, message: m }
+            if m.contains("access_token_invalid")),
         "{e:?}"
     );
 }
@@ -262,7 +263,8 @@ async fn rate_limits_and_server_errors_are_transient_and_retried() {
     mock(&server, "v2/research/user/info/", TOKEN, limited, 3).await;
     let e = tt.resolve_channel(TT, "mira.cooks").await.unwrap_err();
     assert!(
-        matches!(&e, SourceError::Transient(m) if m.contains("rate_limit_exceeded")),
+        matches!(&e, SourceError::Status { status: 429, transient: true, message: m }
+            if m.contains("rate_limit_exceeded")),
         "{e:?}"
     );
 

@@ -175,24 +175,30 @@ impl YoutubeSource {
             reason,
             "keyInvalid" | "keyExpired" | "forbidden" | "accessNotConfigured"
         );
+        let answered = |transient, message| SourceError::Status {
+            status,
+            transient,
+            message,
+        };
         match reason {
             "quotaExceeded" | "dailyLimitExceeded" => {
                 let until = self.upstream.quota_exhausted();
-                SourceError::Transient(format!("YouTube quota exhausted until {until}"))
+                answered(true, format!("YouTube quota exhausted until {until}"))
             }
             "rateLimitExceeded" | "userRateLimitExceeded" => {
-                SourceError::Transient(format!("YouTube rate limit exceeded: {message}"))
+                answered(true, format!("YouTube rate limit exceeded: {message}"))
             }
             _ if key_rejected || key_invalid => {
-                SourceError::Permanent(format!("YouTube API key rejected: {message}"))
+                answered(false, format!("YouTube API key rejected: {message}"))
             }
             _ if status == 404 => SourceError::NotFound(format!("YouTube: {message}")),
             _ if status == 429 || status >= 500 => {
-                SourceError::Transient(format!("YouTube answered HTTP {status}: {message}"))
+                answered(true, format!("YouTube answered HTTP {status}: {message}"))
             }
-            _ => SourceError::Permanent(format!(
-                "YouTube refused the request (HTTP {status} {reason}): {message}"
-            )),
+            _ => answered(
+                false,
+                format!("YouTube refused the request (HTTP {status} {reason}): {message}"),
+            ),
         }
     }
 

@@ -56,6 +56,7 @@ pub async fn run(database_url: &str, args: &ServeArgs) -> anyhow::Result<()> {
         refresh_cooldown: chrono::Duration::seconds(args.refresh_cooldown_secs as i64),
         connections: vidpulse_api::ConnectionLimits {
             header_timeout: std::time::Duration::from_secs(args.header_timeout_secs),
+            idle_timeout: std::time::Duration::from_secs(args.idle_timeout_secs),
             request_timeout: std::time::Duration::from_secs(args.request_timeout_secs),
             max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
         },

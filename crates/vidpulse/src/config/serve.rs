@@ -63,6 +63,12 @@ pub struct ServeArgs {
     #[arg(long, env = "VIDPULSE_HEADER_TIMEOUT_SECS", default_value_t = 10,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub header_timeout_secs: u64,
+    /// Seconds a connection may stay open with no request in flight (HTTP/2
+    /// between requests; HTTP/1 waits at most the header timeout); then it
+    /// is closed.
+    #[arg(long, env = "VIDPULSE_IDLE_TIMEOUT_SECS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub idle_timeout_secs: u64,
     /// Seconds a request, its body included, may take; then it answers 408
     /// `REQUEST_TIMEOUT` and what it started is rolled back.
     #[arg(long, env = "VIDPULSE_REQUEST_TIMEOUT_SECS", default_value_t = 60,

@@ -256,6 +256,7 @@ async fn slow_clients_are_cut_off_and_others_still_answered(
     let mut config = crate::helpers::TestConfig::default();
     config.api.connections = vidpulse_api::ConnectionLimits {
         header_timeout: std::time::Duration::from_millis(500),
+        idle_timeout: std::time::Duration::from_secs(60),
         request_timeout: std::time::Duration::from_millis(800),
         max_connections: 64,
     };
@@ -313,4 +314,189 @@ async fn slow_clients_are_cut_off_and_others_still_answered(
     let answer = String::from_utf8_lossy(&answer);
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("REQUEST_TIMEOUT"), "{answer}");
+}
+
+/// The HTTP/2 client preface.
+const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// One HTTP/2 frame: its 9-byte header, then `payload`.
+fn h2_frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    let length = u32::try_from(payload.len()).unwrap().to_be_bytes();
+    [&length[1..], &[kind, flags], &stream.to_be_bytes(), payload].concat()
+}
+
+/// The preface, empty settings, then `GET /healthz` on stream 1: a whole
+/// header block, or one whose end (`END_HEADERS`, or a `CONTINUATION`
+/// carrying it) never comes.
+fn h2_healthz(whole: bool) -> Vec<u8> {
+    // HPACK: :method GET, :scheme http (static table), :path and
+    // :authority as literals with indexed names.
+    let block = [
+        &[0x82, 0x86, 0x04, 8][..],
+        b"/healthz",
+        &[0x01, 9],
+        b"localhost",
+    ]
+    .concat();
+    let flags = if whole { 0x1 | 0x4 } else { 0x1 };
+    [
+        H2_PREFACE.to_vec(),
+        h2_frame(0x4, 0, 0, &[]),
+        h2_frame(0x1, flags, 1, &block),
+    ]
+    .concat()
+}
+
+/// The (type, stream) of each whole HTTP/2 frame in `bytes`.
+fn h2_frames(bytes: &[u8]) -> Vec<(u8, u32)> {
+    let mut frames = Vec::new();
+    let mut rest = bytes;
+    while rest.len() >= 9 {
+        let length = u32::from_be_bytes([0, rest[0], rest[1], rest[2]]) as usize;
+        let stream = u32::from_be_bytes([rest[5], rest[6], rest[7], rest[8]]) & 0x7fff_ffff;
+        frames.push((rest[3], stream));
+        rest = &rest[(9 + length).min(rest.len())..];
+    }
+    frames
+}
+
+/// Reads from `socket` until the server closes it, and returns what it
+/// sent; `None` when it is still open after `within`.
+async fn read_until_closed(
+    socket: &mut tokio::net::TcpStream,
+    within: std::time::Duration,
+) -> Option<Vec<u8>> {
+    use tokio::io::AsyncReadExt;
+    let deadline = tokio::time::Instant::now() + within;
+    let mut sent = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match tokio::time::timeout_at(deadline, socket.read(&mut buf)).await {
+            Err(_) => return None,
+            Ok(Ok(0) | Err(_)) => return Some(sent),
+            Ok(Ok(n)) => sent.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+/// Reads from `socket` until what it sent satisfies `done`.
+async fn read_until(socket: &mut tokio::net::TcpStream, done: impl Fn(&[u8]) -> bool) -> Vec<u8> {
+    use tokio::io::AsyncReadExt;
+    let mut sent = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !done(&sent) {
+        let n = tokio::time::timeout(std::time::Duration::from_secs(5), socket.read(&mut buf))
+            .await
+            .expect("an answer in time")
+            .unwrap();
+        assert!(n > 0, "closed before answering: {sent:?}");
+        sent.extend_from_slice(&buf[..n]);
+    }
+    sent
+}
+
+/// `GET /healthz` on a connection of its own, as the text of the answer.
+async fn raw_healthz(address: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut socket = tokio::net::TcpStream::connect(address).await.unwrap();
+    socket
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = Vec::new();
+    socket.read_to_end(&mut answer).await.unwrap();
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// A server whose connections wait 1 s for a header and 2 s between
+/// requests, at most `max_connections` at once.
+async fn spawn_with_short_timeouts(backend: Backend, max_connections: usize) -> (TestApp, String) {
+    let mut config = crate::helpers::TestConfig::default();
+    config.api.connections = vidpulse_api::ConnectionLimits {
+        header_timeout: std::time::Duration::from_secs(1),
+        idle_timeout: std::time::Duration::from_secs(2),
+        request_timeout: std::time::Duration::from_secs(5),
+        max_connections,
+    };
+    let app = TestApp::spawn_with(backend, config).await;
+    let address = app.address.trim_start_matches("http://").to_owned();
+    (app, address)
+}
+
+#[rstest]
+#[tokio::test]
+async fn idle_sockets_cannot_hold_the_connection_cap(#[values(Backend::Sqlite)] backend: Backend) {
+    use tokio::io::AsyncWriteExt;
+    let (_app, address) = spawn_with_short_timeouts(backend, 6).await;
+    // Every place taken by a connection that never completes a request:
+    // one that sends nothing, one that sends only the HTTP/2 preface, one
+    // whose HTTP/2 header block never ends; two of each.
+    let openings = [Vec::new(), H2_PREFACE.to_vec(), h2_healthz(false)];
+    let mut held = Vec::new();
+    for opening in openings.iter().chain(&openings) {
+        let mut socket = tokio::net::TcpStream::connect(&address).await.unwrap();
+        socket.write_all(opening).await.unwrap();
+        held.push(socket);
+    }
+    // A newcomer is still answered within seconds: the server closed them.
+    let started = std::time::Instant::now();
+    let answer = tokio::time::timeout(std::time::Duration::from_secs(8), raw_healthz(&address))
+        .await
+        .expect("/healthz answers while idle sockets try to hold every connection");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+    for (i, socket) in held.iter_mut().enumerate() {
+        let closed = read_until_closed(socket, std::time::Duration::from_secs(3)).await;
+        assert!(closed.is_some(), "held connection {i} is closed");
+    }
+}
+
+#[rstest]
+#[tokio::test]
+async fn idle_keep_alive_connections_are_closed(#[values(Backend::Sqlite)] backend: Backend) {
+    use tokio::io::AsyncWriteExt;
+    let (_app, address) = spawn_with_short_timeouts(backend, 16).await;
+
+    // HTTP/2: one request answered, then only a ping (not a request): the
+    // connection is closed with GOAWAY after the idle time, not before.
+    let mut h2 = tokio::net::TcpStream::connect(&address).await.unwrap();
+    h2.write_all(&h2_healthz(true)).await.unwrap();
+    let answer = read_until(&mut h2, |sent| h2_frames(sent).contains(&(0x0, 1))).await;
+    assert!(h2_frames(&answer).contains(&(0x1, 1)), "{answer:?}");
+    let answered = std::time::Instant::now();
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    h2.write_all(&h2_frame(0x6, 0, 0, &[7; 8])).await.unwrap();
+    let rest = read_until_closed(&mut h2, std::time::Duration::from_secs(6))
+        .await
+        .expect("the idle HTTP/2 connection is closed");
+    let idle = answered.elapsed();
+    assert!(
+        idle >= std::time::Duration::from_millis(1800) && idle < std::time::Duration::from_secs(5),
+        "{idle:?}"
+    );
+    assert!(
+        h2_frames(&rest).iter().any(|(kind, _)| *kind == 0x7),
+        "GOAWAY before closing: {:?}",
+        h2_frames(&rest)
+    );
+
+    // HTTP/1: a kept-alive connection waits for its next request at most
+    // the header timeout.
+    let mut h1 = tokio::net::TcpStream::connect(&address).await.unwrap();
+    h1.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    read_until(&mut h1, |sent| {
+        String::from_utf8_lossy(sent).contains(r#"{"status":"ok"}"#)
+    })
+    .await;
+    let answered = std::time::Instant::now();
+    read_until_closed(&mut h1, std::time::Duration::from_secs(4))
+        .await
+        .expect("the idle HTTP/1 connection is closed");
+    assert!(answered.elapsed() >= std::time::Duration::from_millis(800));
 }

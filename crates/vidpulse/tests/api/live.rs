@@ -19,7 +19,7 @@ use vidpulse_store::Backend;
 use wiremock::matchers::path;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use crate::helpers::{TestApp, TestConfig};
+use crate::helpers::{TestApp, TestConfig, assert_nested_error};
 
 const YT_URL: &str = "https://www.youtube.com/watch?v=aZ3kQm9TfLw";
 const TT_URL: &str = "https://www.tiktok.com/@mira.cooks/video/7704802802882512932";
@@ -270,4 +270,97 @@ async fn refreshing_a_thousand_youtube_videos_takes_twenty_calls(
         .unwrap();
     assert_eq!(snapshot.calls, 40);
     assert_eq!(snapshot.quota_used, 40, "videos.list costs 1 unit a call");
+}
+
+/// What the failing YouTube stub says: words of the platform's, which go to
+/// the log and never to a client.
+const UPSTREAM_WORDS: &str =
+    "Project 4242 lacks permission; ask quota-admin@corp.internal (backend yt-db-7.internal)";
+
+#[rstest]
+#[tokio::test]
+async fn an_upstream_error_reaches_clients_as_its_platform_and_status_only(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    // Every YouTube call answers 403 with an error body of its own words.
+    let server = MockServer::start().await;
+    let refusal = json!({"error": {"code": 403, "message": UPSTREAM_WORDS, "errors": [
+        {"message": UPSTREAM_WORDS, "domain": "global", "reason": "insufficientPermissions"}]}});
+    Mock::given(wiremock::matchers::any())
+        .respond_with(ResponseTemplate::new(403).set_body_json(refusal))
+        .mount(&server)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let ytdlp = fake_ytdlp(dir.path());
+    let base = format!("{}/youtube/v3", server.uri());
+    let args = live_args(&[
+        "--youtube-api-key",
+        "test-key",
+        "--youtube-api-base",
+        &base,
+        "--ytdlp-path",
+        ytdlp.to_str().unwrap(),
+    ]);
+    let (source, _) = live_sources(&args).await.unwrap();
+    let config = TestConfig {
+        source: Some(Arc::new(source)),
+        ..TestConfig::default()
+    };
+    let app = TestApp::spawn_with(backend, config).await;
+    let (_, key) = app.org_with_key(Plan::Pro).await;
+    let quoted = |body: &Value| body.to_string().contains("4242");
+
+    // A trend search.
+    let a = app
+        .get(
+            "/v1/trends/search?platform=youtube&keyword=garlic",
+            Some(&key),
+        )
+        .await;
+    assert_nested_error(&a, 502, "EXTERNAL_API_ERROR");
+    assert_eq!(
+        a.body["error"]["message"], "The YouTube search failed: YouTube answered HTTP 403",
+        "{}",
+        a.body
+    );
+    assert!(!quoted(&a.body));
+
+    // A manual refresh.
+    let tracked = app.track(&key, &[YT_URL]).await;
+    let id = tracked["data"]["results"][0]["video_id"].as_str().unwrap();
+    let a = app
+        .post(&format!("/v1/videos/by-id/{id}/refresh"), &key, &json!({}))
+        .await;
+    assert_nested_error(&a, 502, "EXTERNAL_API_ERROR");
+    assert_eq!(
+        a.body["error"]["message"],
+        "The YouTube read failed: YouTube answered HTTP 403; nothing was charged",
+        "{}",
+        a.body
+    );
+    assert!(!quoted(&a.body));
+
+    // A creator job.
+    let a = app
+        .post(
+            "/v1/bloggers/track",
+            &key,
+            &json!({"platform": "youtube", "username": "miracooks"}),
+        )
+        .await;
+    assert_eq!(a.status.as_u16(), 202, "{}", a.body);
+    let job = a.body["data"]["job_id"].as_str().unwrap().to_owned();
+    assert_eq!(app.run_jobs_until_idle().await, 1);
+    let a = app
+        .get(&format!("/v1/bloggers/jobs/{job}"), Some(&key))
+        .await;
+    assert_eq!(a.body["data"]["status"], "error", "{}", a.body);
+    assert_eq!(
+        a.body["data"]["error"],
+        json!({"code": "EXTERNAL_API_ERROR",
+               "message": "The YouTube request failed: YouTube answered HTTP 403"}),
+        "{}",
+        a.body
+    );
+    assert!(!quoted(&a.body));
 }

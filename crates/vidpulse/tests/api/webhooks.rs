@@ -617,6 +617,15 @@ async fn private_addresses_are_refused_unless_allowed(
         "http://[::1]/x",
         "http://10.0.0.8/x",
         "http://169.254.169.254/latest/meta-data/",
+        // IPv6 forms that embed a loopback or private IPv4 address.
+        "http://[::7f00:1]/x",
+        "http://[::ffff:127.0.0.1]/x",
+        "http://[::ffff:0:7f00:1]/x",
+        "http://[2002:7f00:1::]/x",
+        "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/x",
+        "http://[64:ff9b::a9fe:a9fe]/latest/meta-data/",
+        "http://[64:ff9b:1::a00:8]/x",
+        "http://[fd12:3456::1]/x",
     ] {
         let a = app
             .post(
@@ -626,8 +635,21 @@ async fn private_addresses_are_refused_unless_allowed(
             )
             .await;
         assert_nested_error(&a, 400, "VALIDATION_ERROR");
-        assert_eq!(a.body["error"]["field"], "url");
+        assert_eq!(a.body["error"]["field"], "url", "{url}");
+        assert!(
+            a.body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("refused"),
+            "{url}: {}",
+            a.body
+        );
     }
+    assert_eq!(
+        app.get("/v1/webhooks", Some(&key)).await.body["data"],
+        json!([]),
+        "a refused URL writes nothing"
+    );
     // An endpoint whose name resolves to a private address (written behind
     // the API's back, as a DNS change would make it) is refused at delivery.
     let name = receiver.url.replace("127.0.0.1", "localhost");

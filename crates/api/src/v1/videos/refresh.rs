@@ -242,6 +242,10 @@ async fn read_now(
         }
     )
     .increment(1);
+    let told = match &outcome {
+        ReadOutcome::Failed(e) => e.client_message(due.platform),
+        _ => String::new(),
+    };
     let read_at = app.clock.now();
     let write = RefreshWrite {
         video_id: due.id,
@@ -264,12 +268,13 @@ async fn read_now(
         RefreshOutcome::Observed { .. } => Ok(()),
         RefreshOutcome::Gone { .. } => Err(unavailable()),
         RefreshOutcome::Failed { error } => {
+            // The platform's own words go to the log, not to the client.
             tracing::warn!(platform = %due.platform, error, "manual refresh failed upstream");
             Err(ApiError::new(
                 StatusCode::BAD_GATEWAY,
                 ErrorCode::ExternalApiError,
                 format!(
-                    "The {} read failed: {error}; nothing was charged",
+                    "The {} read failed: {told}; nothing was charged",
                     due.platform.display_name()
                 ),
             ))
