@@ -6,6 +6,7 @@
 //! endpoint answers as it does for the session's user.
 
 pub mod password;
+pub mod reset_queue;
 pub mod session;
 mod throttle;
 
@@ -30,6 +31,7 @@ use crate::middleware::RequestContext;
 use crate::state::AppState;
 
 pub use password::Passwords;
+pub use reset_queue::ResetQueue;
 use session::SessionAuth;
 pub use throttle::SignInThrottle;
 
@@ -361,7 +363,8 @@ async fn set_password(
 }
 
 /// Sends a link that sets a new password, when the address has an account.
-/// Answers the same either way, so it tells no one which addresses exist.
+/// Answers the same either way, and at once: the address is queued, looked
+/// up and mailed after the answer, so it tells no one which addresses exist.
 #[utoipa::path(
     post, path = "/auth/forgot-password", tag = "sign-in",
     request_body(content = ForgotPasswordRequest, description = "`{\"email\": \"…\"}`"),
@@ -369,6 +372,7 @@ async fn set_password(
         (status = 202, description = "A link is on its way if the address has an account", body = Envelope<Message>),
         (status = 400, description = "VALIDATION_ERROR"),
         (status = 429, description = "RATE_LIMIT_EXCEEDED: too many requests for this address"),
+        (status = 503, description = "SERVICE_UNAVAILABLE: too many links waiting to be sent; see `Retry-After`"),
     )
 )]
 async fn forgot_password(
@@ -379,20 +383,13 @@ async fn forgot_password(
     let body = body.parse()?;
     let email = email_of(&body.email)?;
     app.sign_ins.reset(&email)?;
-    if let Some((user, _)) = app.store.password_of(email.as_str()).await? {
-        let token = session::new_token();
-        let now = app.clock.now();
-        let expires_at = now + RESET_LINK_TTL;
-        app.store
-            .create_password_link(user.id, &session::token_hash(&token), now, expires_at)
-            .await?;
-        if let Err(why) = app
-            .mailer
-            .send_password_link(&user.email, &token, expires_at)
-            .await
-        {
-            tracing::warn!(error = %why, "password link e-mail not sent");
-        }
+    if !app.resets.push(email) {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::ServiceUnavailable,
+            "Too many password links are waiting to be sent; try again in a minute",
+        )
+        .with_retry_after(60));
     }
     Ok((
         StatusCode::ACCEPTED,
