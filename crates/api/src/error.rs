@@ -35,6 +35,8 @@ pub enum ErrorCode {
     PasswordAlreadySet,
     /// Removing the last admin of an organization.
     LastAdmin,
+    /// Demoting or removing the only owner of an organization.
+    LastOwner,
     /// The request took longer than the server allows.
     RequestTimeout,
     /// Accepting or declining an expired invitation.
@@ -88,6 +90,8 @@ pub enum ErrorCode {
     VideoUnavailable,
     /// Creating a webhook endpoint beyond the organization's limit.
     WebhookLimit,
+    /// An e-mail the request exists to send could not be sent.
+    EmailFailed,
 }
 
 impl ErrorCode {
@@ -104,6 +108,7 @@ impl ErrorCode {
             ErrorCode::CsrfFailed => "CSRF_FAILED",
             ErrorCode::PasswordAlreadySet => "PASSWORD_ALREADY_SET",
             ErrorCode::LastAdmin => "LAST_ADMIN",
+            ErrorCode::LastOwner => "LAST_OWNER",
             ErrorCode::RequestTimeout => "REQUEST_TIMEOUT",
             ErrorCode::InviteExpired => "INVITE_EXPIRED",
             ErrorCode::InviteNotPending => "INVITE_NOT_PENDING",
@@ -130,6 +135,7 @@ impl ErrorCode {
             ErrorCode::TrackingEnded => "TRACKING_ENDED",
             ErrorCode::VideoUnavailable => "VIDEO_UNAVAILABLE",
             ErrorCode::WebhookLimit => "WEBHOOK_LIMIT",
+            ErrorCode::EmailFailed => "EMAIL_FAILED",
         }
     }
 }

@@ -65,6 +65,8 @@ pub struct InvitationMail<'a> {
     pub role: &'a str,
     /// The invitation's id (the dashboard accepts it by id).
     pub invite_id: uuid::Uuid,
+    /// The link's token: it proves the mailbox (the id does not).
+    pub token: &'a str,
     /// When it lapses.
     pub expires_at: DateTime<Utc>,
 }
@@ -103,12 +105,13 @@ impl Mailer {
     pub async fn send_invitation(&self, mail: &InvitationMail<'_>) -> Result<(), String> {
         let body = format!(
             "You are invited to join {org} on vidpulse as {role}.\n\n\
-             Open {url}/invitations/{id} and sign in with this address to accept \
-             or decline. The invitation expires on {expires}.\n",
+             Open {link} to accept or decline: sign in with this address, or, \
+             new to vidpulse, create your password there. The invitation \
+             expires on {expires}. Keep this link to yourself: it lets whoever \
+             holds it create the password of a new account for this address.\n",
             org = mail.organization,
             role = mail.role,
-            url = self.dashboard_url,
-            id = mail.invite_id,
+            link = self.invitation_link(mail.invite_id, mail.token),
             expires = mail.expires_at.format("%Y-%m-%d %H:%M UTC"),
         );
         self.send(
@@ -117,6 +120,11 @@ impl Mailer {
             body,
         )
         .await
+    }
+
+    /// The address of invitation `id`'s page, with its token.
+    pub fn invitation_link(&self, id: uuid::Uuid, token: &str) -> String {
+        format!("{}/invitations/{id}?token={token}", self.dashboard_url)
     }
 
     /// The address of the page where the holder of `token` sets a password.

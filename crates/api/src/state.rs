@@ -17,7 +17,7 @@ use crate::files::{FileStore, LocalFiles};
 use crate::mail::{MailConfig, Mailer};
 use crate::rate_limit::{RateLimitConfig, RateLimits};
 use crate::record_cache::RecordCache;
-use crate::sign_in::{Passwords, SignInThrottle};
+use crate::sign_in::{Passwords, ResetQueue, SignInThrottle};
 use crate::usage::UsageRecorder;
 
 /// Settings of the HTTP layer.
@@ -161,6 +161,8 @@ pub struct SharedState {
     pub passwords: Passwords,
     /// Per-address budgets of sign-in attempts and password links.
     pub sign_ins: SignInThrottle,
+    /// Addresses waiting for a password link ("forgot password").
+    pub resets: ResetQueue,
 }
 
 impl AppState {
@@ -192,6 +194,7 @@ impl AppState {
             jobs_wake: Arc::new(Notify::new()),
             passwords: Passwords::default(),
             sign_ins: SignInThrottle::default(),
+            resets: ResetQueue::default(),
         }))
     }
 }

@@ -93,12 +93,15 @@ pub fn may_remove(target: Role, managers: Managers) -> bool {
 
 /// Whether a member with role `by` may remove a member with role `target`
 /// from an organization whose managers are `managers`: only an owner removes
-/// an owner, and [`may_remove`] keeps the organization managed.
+/// an owner, [`may_remove`] keeps the organization managed, and an
+/// organization that has an owner keeps one.
 pub fn removal(by: Role, target: Role, managers: Managers) -> Removal {
     if target == Role::Owner && by < Role::Owner {
         Removal::NeedsRole(Role::Owner)
     } else if !may_remove(target, managers) {
         Removal::LastAdmin
+    } else if target == Role::Owner && managers.owners <= 1 {
+        Removal::LastOwner
     } else {
         Removal::Allowed
     }
@@ -106,8 +109,9 @@ pub fn removal(by: Role, target: Role, managers: Managers) -> Removal {
 
 /// Whether a member with role `by` may change a member's role from `from`
 /// to `to` in an organization whose managers are `managers`: only an owner
-/// makes or unmakes an owner, and the organization keeps a member whose role
-/// is `admin` and someone to manage it (as for [`removal`]).
+/// makes or unmakes an owner, the organization keeps a member whose role
+/// is `admin` and someone to manage it (as for [`removal`]), and its last
+/// owner stays owner.
 pub fn role_change(by: Role, from: Role, to: Role, managers: Managers) -> Removal {
     if (from == Role::Owner || to == Role::Owner) && by < Role::Owner {
         return Removal::NeedsRole(Role::Owner);
@@ -119,6 +123,8 @@ pub fn role_change(by: Role, from: Role, to: Role, managers: Managers) -> Remova
     };
     if leaves_managers {
         Removal::LastAdmin
+    } else if from == Role::Owner && to != Role::Owner && managers.owners <= 1 {
+        Removal::LastOwner
     } else {
         Removal::Allowed
     }
@@ -133,6 +139,8 @@ pub enum Removal {
     NeedsRole(Role),
     /// They are the last admin, or the last who can manage the organization.
     LastAdmin,
+    /// They are the organization's only owner, who stays owner.
+    LastOwner,
 }
 
 #[cfg(test)]
@@ -177,6 +185,19 @@ mod tests {
         );
         assert_eq!(
             change(Role::Owner, Role::Owner, Role::Admin, one_admin),
+            Removal::LastOwner,
+            "the only owner stays owner"
+        );
+        let two_owners = Managers {
+            admins: 1,
+            owners: 2,
+        };
+        assert_eq!(
+            change(Role::Owner, Role::Owner, Role::Admin, two_owners),
+            Removal::Allowed
+        );
+        assert_eq!(
+            change(Role::Owner, Role::Owner, Role::Viewer, two_owners),
             Removal::Allowed
         );
         let lone_owner = Managers {
@@ -208,6 +229,14 @@ mod tests {
         assert_eq!(
             removal(Role::Owner, Role::Admin, one_admin),
             Removal::LastAdmin
+        );
+        let one_owner = Managers {
+            admins: 2,
+            owners: 1,
+        };
+        assert_eq!(
+            removal(Role::Owner, Role::Owner, one_owner),
+            Removal::LastOwner
         );
     }
 

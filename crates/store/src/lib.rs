@@ -49,7 +49,10 @@ pub use creators::{
 pub use credits::{CappedCharge, Charge, CreditStore};
 pub use error::StoreError;
 pub use import::{ImportOutcome, ImportRow, ImportStore};
-pub use invites::{AcceptOutcome, DeclineOutcome, Invitation, InviteResult, InviteStore};
+pub use invites::{
+    AcceptOutcome, DeclineOutcome, Invitation, InvitationDetails, InvitationPassword, InviteResult,
+    InviteStatus, InviteStore, NewInvite, PendingOutcome,
+};
 pub use manual_refresh::{ManualRead, RefreshAsk};
 pub use ops::{Housekeeping, OpsStore, QueueStats};
 pub use orgs::{ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization};

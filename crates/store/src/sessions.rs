@@ -99,14 +99,6 @@ pub trait SessionStore {
         password_hash: &str,
         now: DateTime<Utc>,
     ) -> Result<Option<User>, StoreError>;
-
-    /// Sets `user`'s password when they have none yet; `false` (nothing
-    /// written) when they have one.
-    async fn set_first_password(
-        &self,
-        user: UserId,
-        password_hash: &str,
-    ) -> Result<bool, StoreError>;
 }
 
 /// A user row with its password hash: id, subject, e-mail, language, hash.
@@ -325,22 +317,5 @@ impl<D: Dialect> SessionStore for SqlStore<D> {
             .await?;
         tx.commit().await?;
         Ok(Some(split(row).0))
-    }
-
-    async fn set_first_password(
-        &self,
-        user: UserId,
-        password_hash: &str,
-    ) -> Result<bool, StoreError> {
-        let mut tx = self.write_tx().await?;
-        let set =
-            D::query("UPDATE users SET password_hash = $2 WHERE id = $1 AND password_hash IS NULL")
-                .bind(user.0)
-                .bind(password_hash)
-                .execute(&mut *tx)
-                .await?
-                == 1;
-        tx.commit().await?;
-        Ok(set)
     }
 }

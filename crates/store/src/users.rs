@@ -96,7 +96,7 @@ pub trait UserStore {
     /// Removes `user` from `org` at the request of a member with role `by`,
     /// as [`vidpulse_domain::identity::removal`] allows (checked in the same
     /// transaction: only an owner removes an owner; the organization keeps
-    /// an admin and someone to manage it).
+    /// an admin, someone to manage it, and its owner).
     async fn remove_member(
         &self,
         org: OrgId,
@@ -163,6 +163,8 @@ pub enum MemberChange {
     /// `admin`, or without anyone to manage it
     /// ([`vidpulse_domain::identity::may_remove`]).
     LastAdmin,
+    /// The organization would be left without an owner.
+    LastOwner,
     /// Only a member with this role (or above) may make this change.
     NeedsRole(Role),
 }
@@ -493,6 +495,7 @@ impl<D: Dialect> UserStore for SqlStore<D> {
             Removal::Allowed => {}
             Removal::NeedsRole(needed) => return Ok(MemberChange::NeedsRole(needed)),
             Removal::LastAdmin => return Ok(MemberChange::LastAdmin),
+            Removal::LastOwner => return Ok(MemberChange::LastOwner),
         }
         D::query("DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2")
             .bind(org.0)
@@ -518,6 +521,7 @@ impl<D: Dialect> UserStore for SqlStore<D> {
             Removal::Allowed => {}
             Removal::NeedsRole(needed) => return Ok(MemberChange::NeedsRole(needed)),
             Removal::LastAdmin => return Ok(MemberChange::LastAdmin),
+            Removal::LastOwner => return Ok(MemberChange::LastOwner),
         }
         D::query("UPDATE memberships SET role = $3 WHERE organization_id = $1 AND user_id = $2")
             .bind(org.0)

@@ -98,9 +98,10 @@ impl Services {
 }
 
 /// Serves HTTP on `listener` until `shutdown`, with the worker alongside when
-/// `run_worker`. On shutdown the server stops accepting, lets in-flight
-/// requests finish, the worker finishes its tick without claiming more, and
-/// pending usage counts are written.
+/// `run_worker`, and the queue of password links ("forgot password"). On
+/// shutdown the server stops accepting, lets in-flight requests finish, the
+/// worker finishes its tick without claiming more, pending usage counts are
+/// written and the links already asked for are sent.
 pub async fn run_server(
     listener: TcpListener,
     services: Services,
@@ -114,6 +115,10 @@ pub async fn run_server(
             .clone()
             .run(USAGE_FLUSH_INTERVAL, shutdown.clone()),
     );
+    let resets = tokio::spawn(vidpulse_api::sign_in::reset_queue::run(
+        services.state.clone(),
+        shutdown.clone(),
+    ));
     let worker =
         run_worker.then(|| tokio::spawn(run_worker_loops(services.clone(), shutdown.clone())));
     let limits = services.state.config.connections;
@@ -125,6 +130,7 @@ pub async fn run_server(
         worker.await?;
     }
     flusher.await?;
+    resets.await?;
     served?;
     Ok(())
 }

@@ -2,6 +2,9 @@
 //! to three addresses at a time; the invited person accepts or declines with
 //! a token for that address. Each invitation is e-mailed (SMTP or outbox); an
 //! address whose e-mail cannot be sent lands in `failed` and is not invited.
+//! The e-mailed link carries a random token (its SHA-256 is stored): the
+//! invitation's page reads the invitation with it, signed out. Admins cancel
+//! and re-send pending invitations (`manage`).
 
 use axum::Json;
 use axum::extract::State;
@@ -13,7 +16,9 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 use vidpulse_domain::identity::Role;
 use vidpulse_domain::names::EmailAddress;
-use vidpulse_store::{AcceptOutcome, DeclineOutcome, InviteResult};
+use vidpulse_store::{
+    AcceptOutcome, DeclineOutcome, Invitation, InvitationDetails, InviteResult, NewInvite,
+};
 
 use crate::dashboard::access::OrgAuth;
 use crate::dashboard::identity::UserAuth;
@@ -21,10 +26,15 @@ use crate::dashboard::team::Message;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::{ApiError, ErrorCode};
 use crate::extract::JsonBody;
+use crate::extract::PathParam;
 use crate::input::{Fault, Id, List, Object, Refusals, bad_id, not_an_object};
 use crate::mail::InvitationMail;
 use crate::middleware::RequestContext;
+use crate::sign_in::session::{new_token, sent_token_hash, token_hash};
+use crate::sign_in::{bad_token, unknown_link};
 use crate::state::AppState;
+
+mod manage;
 
 /// Most addresses per invite request.
 pub const MAX_INVITES: usize = 3;
@@ -37,6 +47,9 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(open_invitations))
         .routes(routes!(accept))
         .routes(routes!(decline))
+        .routes(routes!(lookup))
+        .routes(routes!(invitation, manage::cancel))
+        .routes(routes!(manage::resend))
 }
 
 /// An address and role.
@@ -237,6 +250,16 @@ async fn invite(
 ) -> Result<Json<Envelope<InviteData>>, ApiError> {
     auth.require(Role::Admin)?;
     let invites = body.parse()?.invites()?;
+    let tokens: Vec<String> = invites.iter().map(|_| new_token()).collect();
+    let new: Vec<NewInvite> = invites
+        .iter()
+        .zip(&tokens)
+        .map(|((email, role), token)| NewInvite {
+            email: email.clone(),
+            role: *role,
+            token_hash: token_hash(token).to_vec(),
+        })
+        .collect();
     let now = app.clock.now();
     let expires_at = now + app.config.invite_ttl;
     let settings = app
@@ -246,13 +269,13 @@ async fn invite(
         .ok_or_else(|| ApiError::not_found("No such organization"))?;
     let results = app
         .store
-        .create_invitations(auth.org, auth.user.id, &invites, expires_at, now)
+        .create_invitations(auth.org, auth.user.id, &new, expires_at, now)
         .await?;
     let mut data = InviteData {
         sent: Vec::new(),
         failed: Vec::new(),
     };
-    for ((email, role), result) in invites.into_iter().zip(results) {
+    for (((email, role), token), result) in invites.into_iter().zip(tokens).zip(results) {
         let failed = |reason: &str| FailedInvite {
             email: email.clone(),
             role: role.as_str().to_owned(),
@@ -267,6 +290,7 @@ async fn invite(
                     organization: &settings.name,
                     role: role.as_str(),
                     invite_id: inv.id,
+                    token: &token,
                     expires_at: inv.expires_at,
                 };
                 match app.mailer.send_invitation(&mail).await {
@@ -344,15 +368,21 @@ async fn open_invitations(
         .open_invitations(auth.org, app.clock.now())
         .await?
         .into_iter()
-        .map(|i| OpenInvitation {
+        .map(OpenInvitation::from)
+        .collect();
+    Ok(ok(items, Meta::of(&ctx)))
+}
+
+impl From<Invitation> for OpenInvitation {
+    fn from(i: Invitation) -> Self {
+        Self {
             invite_id: i.id,
             email: i.email,
             role: i.role.as_str().to_owned(),
             status: "pending".to_owned(),
             expires_at: i.expires_at,
-        })
-        .collect();
-    Ok(ok(items, Meta::of(&ctx)))
+        }
+    }
 }
 
 fn not_found() -> ApiError {
@@ -379,7 +409,7 @@ fn not_pending() -> ApiError {
     ApiError::new(
         axum::http::StatusCode::CONFLICT,
         ErrorCode::InviteNotPending,
-        "This invitation was already answered",
+        "This invitation was already answered, or cancelled",
     )
 }
 
@@ -466,4 +496,115 @@ async fn decline(
         DeclineOutcome::Expired => Err(expired()),
         DeclineOutcome::NotPending => Err(not_pending()),
     }
+}
+
+/// Body of `POST /organizations/team/invite/lookup`.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct InviteTokenRequest {
+    /// Required: the token of the invitation's e-mailed link
+    /// (`/invitations/{id}?token=…`).
+    token: String,
+}
+
+impl Refusals for InviteTokenRequest {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        match fault.field() {
+            "token" => bad_token(),
+            _ => not_an_object(),
+        }
+    }
+}
+
+/// An invitation as the invited person sees it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InvitationView {
+    /// Its id.
+    pub invite_id: Uuid,
+    /// The organization it is to.
+    pub organization_name: String,
+    /// The e-mail address of whoever sent it; `null` once they are gone.
+    pub invited_by: Option<String>,
+    /// The invited address.
+    pub email: String,
+    /// The role it grants.
+    pub role: String,
+    /// `pending`, `accepted`, `declined`, `expired` or `cancelled`.
+    pub status: String,
+    /// When it lapses.
+    pub expires_at: chrono::DateTime<chrono::Utc>,
+}
+
+impl From<InvitationDetails> for InvitationView {
+    fn from(d: InvitationDetails) -> Self {
+        Self {
+            invite_id: d.invitation.id,
+            organization_name: d.organization_name,
+            invited_by: d.invited_by,
+            email: d.invitation.email,
+            role: d.invitation.role.as_str().to_owned(),
+            status: d.status.as_str().to_owned(),
+            expires_at: d.invitation.expires_at,
+        }
+    }
+}
+
+/// The invitation whose e-mailed link carries `token`, for its holder
+/// (signed out): the organization, who invited, the role, the expiry. While
+/// it is pending and its token unused.
+#[utoipa::path(
+    post, path = "/organizations/team/invite/lookup", tag = "dashboard",
+    request_body(content = InviteTokenRequest, description = "`{\"token\": \"…\"}`"),
+    responses(
+        (status = 200, description = "The invitation", body = Envelope<InvitationView>),
+        (status = 400, description = "VALIDATION_ERROR: `token` is missing, unknown, used or expired, or its invitation was answered or cancelled"),
+    )
+)]
+async fn lookup(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    body: JsonBody<InviteTokenRequest>,
+) -> Result<Json<Envelope<InvitationView>>, ApiError> {
+    let token = body.parse()?.token;
+    let token_hash = sent_token_hash(&token).ok_or_else(unknown_link)?;
+    let found = app
+        .store
+        .invitation_by_token(&token_hash, app.clock.now())
+        .await?
+        .ok_or_else(unknown_link)?;
+    Ok(ok(found.into(), Meta::of(&ctx)))
+}
+
+/// The invitation `path` names, when it is a UUID.
+fn invite_id(path: Result<PathParam, ApiError>) -> Result<Uuid, ApiError> {
+    path.ok()
+        .and_then(|PathParam(p)| Uuid::parse_str(p.trim()).ok())
+        .ok_or_else(not_found)
+}
+
+/// An invitation sent to the caller's address, whatever became of it: the
+/// organization, who invited, the role, the status. Anyone else: 404 (no
+/// organization header).
+#[utoipa::path(
+    get, path = "/organizations/team/invites/{invite_id}", tag = "dashboard",
+    params(("invite_id" = Uuid, Path, description = "The invitation")),
+    responses(
+        (status = 200, description = "The invitation", body = Envelope<InvitationView>),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 404, description = "NOT_FOUND: no invitation with this id to the caller's address"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn invitation(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: UserAuth,
+    path: Result<PathParam, ApiError>,
+) -> Result<Json<Envelope<InvitationView>>, ApiError> {
+    let id = invite_id(path)?;
+    let found = app
+        .store
+        .invitation_for(id, &auth.user.email, app.clock.now())
+        .await?
+        .ok_or_else(not_found)?;
+    Ok(ok(found.into(), Meta::of(&ctx)))
 }

@@ -140,7 +140,7 @@ async fn members(
         (status = 400, description = "VALIDATION_ERROR: bad `user_id`, or yourself"),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
         (status = 404, description = "NOT_FOUND: no such member"),
-        (status = 409, description = "LAST_ADMIN"),
+        (status = 409, description = "LAST_ADMIN, or LAST_OWNER: the organization's only owner"),
     ),
     security(("bearer_jwt" = []))
 )]
@@ -175,11 +175,12 @@ async fn remove(
             ErrorCode::LastAdmin,
             "The last admin of an organization cannot be removed",
         )),
+        MemberChange::LastOwner => Err(last_owner()),
     }
 }
 
 /// Gives a member another role. Admins and owners; only an owner makes or
-/// unmakes an owner, and the last admin stays admin.
+/// unmakes an owner, the last admin stays admin and the only owner owner.
 #[utoipa::path(
     post, path = "/organizations/team/members/role", tag = "dashboard",
     params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
@@ -189,7 +190,7 @@ async fn remove(
         (status = 400, description = "VALIDATION_ERROR: bad `user_id` or `role`"),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
         (status = 404, description = "NOT_FOUND: no such member"),
-        (status = 409, description = "LAST_ADMIN"),
+        (status = 409, description = "LAST_ADMIN, or LAST_OWNER: the organization's only owner stays owner"),
     ),
     security(("bearer_jwt" = []))
 )]
@@ -218,6 +219,7 @@ async fn set_role(
         MemberChange::NotMember => Err(ApiError::not_found("No such member")),
         MemberChange::NeedsRole(needed) => Err(auth.lacks(needed)),
         MemberChange::LastAdmin => Err(last_admin()),
+        MemberChange::LastOwner => Err(last_owner()),
     }
 }
 
@@ -226,5 +228,14 @@ fn last_admin() -> ApiError {
         StatusCode::CONFLICT,
         ErrorCode::LastAdmin,
         "The last admin of an organization keeps the admin role",
+    )
+}
+
+/// An organization always keeps an owner (once it has one).
+fn last_owner() -> ApiError {
+    ApiError::new(
+        StatusCode::CONFLICT,
+        ErrorCode::LastOwner,
+        "The only owner of an organization stays owner; make another member owner first",
     )
 }

@@ -6,6 +6,7 @@
 //! endpoint answers as it does for the session's user.
 
 pub mod password;
+pub mod reset_queue;
 pub mod session;
 mod throttle;
 
@@ -20,7 +21,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 use vidpulse_domain::names::EmailAddress;
-use vidpulse_store::{NewSession, User};
+use vidpulse_store::{InvitationPassword, NewSession, User};
 
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::{ApiError, ErrorCode};
@@ -30,6 +31,7 @@ use crate::middleware::RequestContext;
 use crate::state::AppState;
 
 pub use password::Passwords;
+pub use reset_queue::ResetQueue;
 use session::SessionAuth;
 pub use throttle::SignInThrottle;
 
@@ -80,7 +82,7 @@ pub struct SetPasswordRequest {
 impl Refusals for SetPasswordRequest {
     fn refuse(fault: &Fault<'_>) -> ApiError {
         match fault.field() {
-            "token" => ApiError::validation("token", "`token` must be the link's token"),
+            "token" => bad_token(),
             "password" => ApiError::validation("password", "`password` must be a string"),
             _ => not_an_object(),
         }
@@ -106,9 +108,13 @@ impl Refusals for ForgotPasswordRequest {
 /// Body of `POST /auth/invitation-password`.
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct InvitationPasswordRequest {
-    /// The invitation (its id is in the e-mailed link).
-    #[schema(value_type = Uuid)]
-    invite_id: Id,
+    /// Required: the token of the invitation's e-mailed link
+    /// (`/invitations/{id}?token=…`); the id alone proves nothing.
+    token: String,
+    /// Optional: the invitation's id; when sent, it must be the token's.
+    #[serde(default)]
+    #[schema(value_type = Option<Uuid>)]
+    invite_id: Option<Id>,
     /// The new account's password: 10 to 1024 characters.
     password: String,
 }
@@ -116,11 +122,26 @@ pub struct InvitationPasswordRequest {
 impl Refusals for InvitationPasswordRequest {
     fn refuse(fault: &Fault<'_>) -> ApiError {
         match fault.field() {
+            "token" => bad_token(),
             "invite_id" => bad_id(fault),
             "password" => ApiError::validation("password", "`password` must be a string"),
             _ => not_an_object(),
         }
     }
+}
+
+/// The answer to a `token` that is not a string.
+pub(crate) fn bad_token() -> ApiError {
+    ApiError::validation("token", "`token` must be the link's token")
+}
+
+/// The answer to a link's token that is unknown, used or expired (a
+/// set-password link or an invitation's): one answer for all three.
+pub(crate) fn unknown_link() -> ApiError {
+    ApiError::validation(
+        "token",
+        "This link is unknown, was used already or has expired; ask for a new one",
+    )
 }
 
 /// Body of `POST /auth/sessions/revoke`.
@@ -331,26 +352,19 @@ async fn set_password(
 ) -> Result<Response, ApiError> {
     let body = body.parse()?;
     password::check(&body.password)?;
+    let token_hash = session::sent_token_hash(&body.token).ok_or_else(unknown_link)?;
     let hash = app.passwords.hash(&body.password).await?;
     let user = app
         .store
-        .use_password_link(
-            &session::token_hash(body.token.trim()),
-            &hash,
-            app.clock.now(),
-        )
+        .use_password_link(&token_hash, &hash, app.clock.now())
         .await?
-        .ok_or_else(|| {
-            ApiError::validation(
-                "token",
-                "This link is unknown, was used already or has expired; ask for a new one",
-            )
-        })?;
+        .ok_or_else(unknown_link)?;
     start(&app, &ctx, &headers, user).await
 }
 
 /// Sends a link that sets a new password, when the address has an account.
-/// Answers the same either way, so it tells no one which addresses exist.
+/// Answers the same either way, and at once: the address is queued, looked
+/// up and mailed after the answer, so it tells no one which addresses exist.
 #[utoipa::path(
     post, path = "/auth/forgot-password", tag = "sign-in",
     request_body(content = ForgotPasswordRequest, description = "`{\"email\": \"…\"}`"),
@@ -358,6 +372,7 @@ async fn set_password(
         (status = 202, description = "A link is on its way if the address has an account", body = Envelope<Message>),
         (status = 400, description = "VALIDATION_ERROR"),
         (status = 429, description = "RATE_LIMIT_EXCEEDED: too many requests for this address"),
+        (status = 503, description = "SERVICE_UNAVAILABLE: too many links waiting to be sent; see `Retry-After`"),
     )
 )]
 async fn forgot_password(
@@ -368,20 +383,13 @@ async fn forgot_password(
     let body = body.parse()?;
     let email = email_of(&body.email)?;
     app.sign_ins.reset(&email)?;
-    if let Some((user, _)) = app.store.password_of(email.as_str()).await? {
-        let token = session::new_token();
-        let now = app.clock.now();
-        let expires_at = now + RESET_LINK_TTL;
-        app.store
-            .create_password_link(user.id, &session::token_hash(&token), now, expires_at)
-            .await?;
-        if let Err(why) = app
-            .mailer
-            .send_password_link(&user.email, &token, expires_at)
-            .await
-        {
-            tracing::warn!(error = %why, "password link e-mail not sent");
-        }
+    if !app.resets.push(email) {
+        return Err(ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::ServiceUnavailable,
+            "Too many password links are waiting to be sent; try again in a minute",
+        )
+        .with_retry_after(60));
     }
     Ok((
         StatusCode::ACCEPTED,
@@ -396,16 +404,18 @@ async fn forgot_password(
     ))
 }
 
-/// Creates the account of an invited address, with its first password, and
-/// signs it in (the invitation itself is then accepted or declined as usual).
+/// Creates the first password of an invited address that cannot sign in
+/// yet, with the token of the invitation's e-mailed link, and signs it in
+/// (the invitation itself is then accepted or declined as usual). An address
+/// that can sign in (a password, a set-password link, an identity provider)
+/// signs in and accepts instead.
 #[utoipa::path(
     post, path = "/auth/invitation-password", tag = "sign-in",
-    request_body(content = InvitationPasswordRequest, description = "`{\"invite_id\": \"<uuid>\", \"password\": \"…\"}`"),
+    request_body(content = InvitationPasswordRequest, description = "`{\"token\": \"…\", \"password\": \"…\"}`"),
     responses(
-        (status = 200, description = "Account ready and signed in", body = Envelope<SessionAnswer>),
-        (status = 400, description = "VALIDATION_ERROR"),
-        (status = 404, description = "NOT_FOUND: no open invitation with this id"),
-        (status = 409, description = "PASSWORD_ALREADY_SET: the address has an account; sign in instead"),
+        (status = 200, description = "Account ready and signed in; the token is used up", body = Envelope<SessionAnswer>),
+        (status = 400, description = "VALIDATION_ERROR: `password` breaks the rules, or `token` is missing, unknown, used or expired (or not the invitation `invite_id` names)"),
+        (status = 409, description = "PASSWORD_ALREADY_SET: the address can sign in already; sign in, then accept (nothing changed)"),
     )
 )]
 async fn invitation_password(
@@ -416,22 +426,35 @@ async fn invitation_password(
 ) -> Result<Response, ApiError> {
     let body = body.parse()?;
     password::check(&body.password)?;
+    let token_hash = session::sent_token_hash(&body.token).ok_or_else(unknown_link)?;
     let now = app.clock.now();
+    // The token is looked up before the password is hashed (argon2 is
+    // dear); the store checks it again as it uses it.
     let invitation = app
         .store
-        .open_invitation(body.invite_id.0, now)
+        .invitation_by_token(&token_hash, now)
         .await?
-        .ok_or_else(|| ApiError::not_found("No open invitation with this id"))?;
-    let user = app.store.user_by_email(&invitation.email, now).await?;
+        .ok_or_else(unknown_link)?;
+    if body
+        .invite_id
+        .is_some_and(|Id(id)| id != invitation.invitation.id)
+    {
+        return Err(unknown_link());
+    }
     let hash = app.passwords.hash(&body.password).await?;
-    if !app.store.set_first_password(user.id, &hash).await? {
-        return Err(ApiError::new(
+    match app
+        .store
+        .set_password_by_invitation(&token_hash, &hash, now)
+        .await?
+    {
+        InvitationPassword::Set(user) => start(&app, &ctx, &headers, user).await,
+        InvitationPassword::UnknownToken => Err(unknown_link()),
+        InvitationPassword::CanSignIn => Err(ApiError::new(
             StatusCode::CONFLICT,
             ErrorCode::PasswordAlreadySet,
-            "This address has an account already; sign in instead",
-        ));
+            "This address can sign in already: sign in, then accept the invitation",
+        )),
     }
-    start(&app, &ctx, &headers, user).await
 }
 
 /// The signed-in user's sessions that have not ended, most recently used first.

@@ -33,6 +33,14 @@ pub fn token_hash(token: &str) -> [u8; 32] {
     Sha256::digest(token.as_bytes()).into()
 }
 
+/// What the store keeps of a link's `token` as sent (trimmed), when it has
+/// the shape of the tokens [`new_token`] makes; `None` for any other text,
+/// which no link carries (and which is then never hashed or looked up).
+pub fn sent_token_hash(token: &str) -> Option<[u8; 32]> {
+    let token = token.trim();
+    (token.len() == 64 && token.bytes().all(|b| b.is_ascii_hexdigit())).then(|| token_hash(token))
+}
+
 /// The CSRF token of the session `token` names: a hash only the holder of
 /// the cookie can compute, so another site cannot send it.
 pub fn csrf_token(token: &str) -> String {
@@ -173,6 +181,18 @@ mod tests {
             HeaderValue::from_static("theme=dark; vidpulse_session=abc"),
         );
         assert_eq!(token_of(&headers).as_deref(), Some("abc"));
+    }
+
+    #[test]
+    fn only_tokens_of_the_issued_shape_are_hashed() {
+        let token = new_token();
+        assert_eq!(
+            sent_token_hash(&format!(" {token}\n")),
+            Some(token_hash(&token))
+        );
+        for other in ["", "abc", &"g".repeat(64), &format!("{token}0")] {
+            assert_eq!(sent_token_hash(other), None, "{other}");
+        }
     }
 
     #[test]

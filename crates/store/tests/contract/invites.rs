@@ -10,7 +10,8 @@ use uuid::Uuid;
 use vidpulse_domain::identity::Role;
 use vidpulse_domain::{OrgId, UserId};
 use vidpulse_store::{
-    AcceptOutcome, Backend, DeclineOutcome, Invitation, InviteResult, MemberChange, Store,
+    AcceptOutcome, Backend, DeclineOutcome, Invitation, InvitationPassword, InviteResult,
+    InviteStatus, MemberChange, NewInvite, PendingOutcome, Store,
 };
 
 use crate::users::user;
@@ -28,6 +29,15 @@ async fn acme(store: &Arc<dyn Store>) -> (OrgId, UserId) {
     (org, admin)
 }
 
+/// `email` to invite as `role`, with a random token hash.
+fn to_invite(email: &str, role: Role) -> NewInvite {
+    NewInvite {
+        email: email.into(),
+        role,
+        token_hash: Uuid::new_v4().as_bytes().to_vec(),
+    }
+}
+
 /// Invites `email` as `role` to `org`, expiring at `expires_at`; expects a new invitation.
 async fn invite(
     store: &Arc<dyn Store>,
@@ -38,7 +48,7 @@ async fn invite(
     expires_at: DateTime<Utc>,
 ) -> Invitation {
     let got = store
-        .create_invitations(org, by, &[(email.into(), role)], expires_at, t0())
+        .create_invitations(org, by, &[to_invite(email, role)], expires_at, t0())
         .await
         .unwrap();
     match got.as_slice() {
@@ -65,11 +75,11 @@ async fn invitations_are_created_per_address_skipping_members_and_pending_ones(
             org,
             admin,
             &[
-                ("New@Example.com".into(), Role::Editor),
-                ("member@example.com".into(), Role::Admin),
-                ("ADMIN@example.com".into(), Role::Viewer),
-                ("new@example.com".into(), Role::Viewer),
-                ("other@example.com".into(), Role::Admin),
+                to_invite("New@Example.com", Role::Editor),
+                to_invite("member@example.com", Role::Admin),
+                to_invite("ADMIN@example.com", Role::Viewer),
+                to_invite("new@example.com", Role::Viewer),
+                to_invite("other@example.com", Role::Admin),
             ],
             expires,
             t0(),
@@ -108,7 +118,7 @@ async fn invitations_are_created_per_address_skipping_members_and_pending_ones(
             .create_invitations(
                 org,
                 admin,
-                &[("NEW@example.com".into(), Role::Admin)],
+                &[to_invite("NEW@example.com", Role::Admin)],
                 expires,
                 t0()
             )
@@ -175,7 +185,7 @@ async fn an_invitation_expires_when_its_time_comes_and_the_address_may_be_invite
         .create_invitations(
             org,
             admin,
-            &[("bob@example.com".into(), Role::Admin)],
+            &[to_invite("bob@example.com", Role::Admin)],
             later + WEEK,
             later,
         )
@@ -470,5 +480,356 @@ async fn a_deleted_invitation_is_gone(
             .await
             .unwrap(),
         AcceptOutcome::Joined(org, "Acme".into())
+    );
+}
+
+/// Invites `email` to `org` with the token hash `token`.
+async fn invite_with(
+    store: &Arc<dyn Store>,
+    org: OrgId,
+    by: UserId,
+    email: &str,
+    token: &[u8],
+    expires_at: DateTime<Utc>,
+) -> Invitation {
+    let got = store
+        .create_invitations(
+            org,
+            by,
+            &[NewInvite {
+                email: email.into(),
+                role: Role::Editor,
+                token_hash: token.to_vec(),
+            }],
+            expires_at,
+            t0(),
+        )
+        .await
+        .unwrap();
+    match got.as_slice() {
+        [InviteResult::Created(i)] => i.clone(),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[rstest]
+#[tokio::test]
+async fn the_token_finds_its_pending_invitation_and_the_invitee_sees_it_by_id(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (_db, store) = store(backend).await;
+    let (org, admin) = acme(&store).await;
+    let expires = t0() + WEEK;
+    let inv = invite_with(&store, org, admin, "Ann@Example.com", b"tok-ann", expires).await;
+
+    let found = store
+        .invitation_by_token(b"tok-ann", t0())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(found.invitation, inv);
+    assert_eq!(found.organization_name, "Acme");
+    assert_eq!(found.invited_by.as_deref(), Some("admin@example.com"));
+    assert_eq!(found.status, InviteStatus::Pending);
+    assert_eq!(
+        store.invitation_by_token(b"tok-other", t0()).await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store
+            .invitation_by_token(b"tok-ann", expires)
+            .await
+            .unwrap(),
+        None,
+        "expired"
+    );
+
+    // By id, for the invited address only (in any ASCII case).
+    let mine = store
+        .invitation_for(inv.id, "ann@example.com", t0())
+        .await
+        .unwrap();
+    assert_eq!(mine, Some(found));
+    assert_eq!(
+        store
+            .invitation_for(inv.id, "admin@example.com", t0())
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        store
+            .invitation_for(Uuid::new_v4(), "ann@example.com", t0())
+            .await
+            .unwrap(),
+        None
+    );
+    let later = store
+        .invitation_for(inv.id, "ann@example.com", expires)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(later.status, InviteStatus::Expired);
+
+    // Answered: the token is spent, the invitee sees what became of it.
+    store
+        .decline_invitation(inv.id, "ann@example.com", t0())
+        .await
+        .unwrap();
+    assert_eq!(
+        store.invitation_by_token(b"tok-ann", t0()).await.unwrap(),
+        None
+    );
+    let declined = store
+        .invitation_for(inv.id, "ann@example.com", t0())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(declined.status, InviteStatus::Declined);
+}
+
+#[rstest]
+#[tokio::test]
+async fn an_invitation_token_sets_a_first_password_once_and_only_for_who_cannot_sign_in(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (_db, store) = store(backend).await;
+    let (org, admin) = acme(&store).await;
+    let expires = t0() + WEEK;
+    // Kim has a password; Lee an unused set-password link; Ida an
+    // identity; Old a link that expired unused; New nothing at all.
+    let kim = store.user_by_email("kim@example.com", t0()).await.unwrap();
+    store
+        .create_password_link(kim.id, b"kim-link", t0(), t0() + WEEK)
+        .await
+        .unwrap();
+    store
+        .use_password_link(b"kim-link", "$kim", t0())
+        .await
+        .unwrap()
+        .unwrap();
+    let lee = store.user_by_email("lee@example.com", t0()).await.unwrap();
+    store
+        .create_password_link(lee.id, b"lee-link", t0(), t0() + WEEK)
+        .await
+        .unwrap();
+    user(&store, "ida@example.com").await;
+    let old = store.user_by_email("old@example.com", t0()).await.unwrap();
+    store
+        .create_password_link(old.id, b"old-link", t0() - WEEK, t0() - Duration::hours(1))
+        .await
+        .unwrap();
+    for email in ["kim", "lee", "ida", "old", "new"] {
+        let address = format!("{email}@example.com");
+        invite_with(&store, org, admin, &address, address.as_bytes(), expires).await;
+    }
+
+    assert_eq!(
+        store
+            .set_password_by_invitation(b"unknown", "$x", t0())
+            .await
+            .unwrap(),
+        InvitationPassword::UnknownToken
+    );
+    for email in ["kim", "lee", "ida"] {
+        let address = format!("{email}@example.com");
+        assert_eq!(
+            store
+                .set_password_by_invitation(address.as_bytes(), "$attacker", t0())
+                .await
+                .unwrap(),
+            InvitationPassword::CanSignIn,
+            "{address}"
+        );
+        // Nothing written: the token still reads its invitation.
+        assert!(
+            store
+                .invitation_by_token(address.as_bytes(), t0())
+                .await
+                .unwrap()
+                .is_some()
+        );
+    }
+    assert_eq!(
+        store
+            .password_of("kim@example.com")
+            .await
+            .unwrap()
+            .unwrap()
+            .1
+            .as_deref(),
+        Some("$kim")
+    );
+    for email in ["lee@example.com", "ida@example.com"] {
+        assert_eq!(store.password_of(email).await.unwrap().unwrap().1, None);
+    }
+    // Lee's own link still works.
+    assert!(
+        store
+            .use_password_link(b"lee-link", "$lee", t0())
+            .await
+            .unwrap()
+            .is_some()
+    );
+
+    // An expired link leaves no way in; nor does having no user at all.
+    let InvitationPassword::Set(set) = store
+        .set_password_by_invitation(b"old@example.com", "$old", t0())
+        .await
+        .unwrap()
+    else {
+        panic!("the old address gets its password")
+    };
+    assert_eq!(set.id, old.id);
+    let InvitationPassword::Set(created) = store
+        .set_password_by_invitation(b"new@example.com", "$new", t0())
+        .await
+        .unwrap()
+    else {
+        panic!("the new address gets its password")
+    };
+    assert_eq!(
+        (created.email.as_str(), created.subject),
+        ("new@example.com", None)
+    );
+    let (found, hash) = store.password_of("NEW@example.com").await.unwrap().unwrap();
+    assert_eq!((found.id, hash.as_deref()), (created.id, Some("$new")));
+    // Once: the token is spent, though the invitation stays pending.
+    assert_eq!(
+        store
+            .set_password_by_invitation(b"new@example.com", "$again", t0())
+            .await
+            .unwrap(),
+        InvitationPassword::UnknownToken
+    );
+    assert_eq!(store.pending_invitations(org, t0()).await.unwrap(), 5);
+    // An expired invitation's token sets nothing.
+    let late = invite_with(
+        &store,
+        org,
+        admin,
+        "late@example.com",
+        b"late",
+        t0() + Duration::hours(1),
+    )
+    .await;
+    assert_eq!(
+        store
+            .set_password_by_invitation(b"late", "$late", t0() + Duration::hours(1))
+            .await
+            .unwrap(),
+        InvitationPassword::UnknownToken
+    );
+    assert_eq!(store.password_of("late@example.com").await.unwrap(), None);
+    assert_eq!(late.email, "late@example.com");
+}
+
+#[rstest]
+#[tokio::test]
+async fn admins_cancel_and_renew_pending_invitations_of_their_organization(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (_db, store) = store(backend).await;
+    let (org, admin) = acme(&store).await;
+    let other = store
+        .register_organization(admin, "Other", t0())
+        .await
+        .unwrap();
+    let expires = t0() + WEEK;
+    let ann = invite_with(&store, org, admin, "ann@example.com", b"ann-1", expires).await;
+    let bob = invite_with(&store, org, admin, "bob@example.com", b"bob-1", expires).await;
+
+    for outcome in [
+        store.pending_invitation(other, ann.id, t0()).await.unwrap(),
+        store.cancel_invitation(other, ann.id, t0()).await.unwrap(),
+        store
+            .renew_invitation(other, ann.id, b"x", expires, t0())
+            .await
+            .unwrap(),
+        store
+            .pending_invitation(org, Uuid::new_v4(), t0())
+            .await
+            .unwrap(),
+    ] {
+        assert_eq!(outcome, PendingOutcome::NotFound);
+    }
+    assert_eq!(
+        store.pending_invitation(org, ann.id, t0()).await.unwrap(),
+        PendingOutcome::Found(ann.clone())
+    );
+
+    // Renewed: a new token and expiry; the old token finds nothing.
+    let renewed_until = expires + Duration::days(1);
+    let at = t0() + Duration::days(1);
+    let PendingOutcome::Found(renewed) = store
+        .renew_invitation(org, ann.id, b"ann-2", renewed_until, at)
+        .await
+        .unwrap()
+    else {
+        panic!("renewed")
+    };
+    assert_eq!(renewed.expires_at, renewed_until);
+    assert_eq!(store.invitation_by_token(b"ann-1", at).await.unwrap(), None);
+    let found = store
+        .invitation_by_token(b"ann-2", expires)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(found.invitation, renewed);
+
+    // Cancelled: its token finds nothing, accept refuses, and a second
+    // cancel or renew finds it no longer pending.
+    assert_eq!(
+        store.cancel_invitation(org, ann.id, at).await.unwrap(),
+        PendingOutcome::Found(renewed)
+    );
+    assert_eq!(store.invitation_by_token(b"ann-2", at).await.unwrap(), None);
+    let ann_user = user(&store, "ann@example.com").await.id;
+    assert_eq!(
+        store
+            .accept_invitation(ann.id, ann_user, "ann@example.com", at)
+            .await
+            .unwrap(),
+        AcceptOutcome::NotPending
+    );
+    assert_eq!(
+        store.cancel_invitation(org, ann.id, at).await.unwrap(),
+        PendingOutcome::NotPending
+    );
+    assert_eq!(
+        store
+            .renew_invitation(org, ann.id, b"ann-3", renewed_until, at)
+            .await
+            .unwrap(),
+        PendingOutcome::NotPending
+    );
+    assert_eq!(
+        store
+            .invitation_for(ann.id, "ann@example.com", at)
+            .await
+            .unwrap()
+            .unwrap()
+            .status,
+        InviteStatus::Cancelled
+    );
+    assert_eq!(store.pending_invitations(org, at).await.unwrap(), 1);
+    // The address may be invited again.
+    invite(&store, org, admin, "ann@example.com", Role::Viewer, expires).await;
+
+    // Lapsed: neither renewed nor cancelled, and marked expired.
+    assert_eq!(
+        store
+            .renew_invitation(org, bob.id, b"bob-2", expires + WEEK, expires)
+            .await
+            .unwrap(),
+        PendingOutcome::Expired
+    );
+    assert_eq!(
+        store.cancel_invitation(org, bob.id, expires).await.unwrap(),
+        PendingOutcome::Expired
+    );
+    assert_eq!(
+        store.invitation_by_token(b"bob-1", t0()).await.unwrap(),
+        None
     );
 }

@@ -88,11 +88,6 @@ async fn a_user_found_by_address_has_no_password_until_a_link_sets_one(
             .as_deref(),
         Some("$h1")
     );
-    // A first password is set only while there is none.
-    assert!(!store.set_first_password(kim.id, "$h3").await.unwrap());
-    let lee = store.user_by_email("lee@example.com", t0()).await.unwrap();
-    assert!(store.set_first_password(lee.id, "$h4").await.unwrap());
-    assert!(!store.set_first_password(lee.id, "$h5").await.unwrap());
 }
 
 #[rstest]

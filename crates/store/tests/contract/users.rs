@@ -459,7 +459,7 @@ async fn removal_keeps_an_admin_and_someone_to_manage(
         store.membership_role(owner, a).await.unwrap(),
         Some(Role::Owner)
     );
-    // A second admin: either admin may go, and the owner too.
+    // A second admin: either admin may go; the only owner stays.
     assert!(
         store
             .add_member(a, second, Role::Admin, t0())
@@ -468,7 +468,7 @@ async fn removal_keeps_an_admin_and_someone_to_manage(
     );
     assert_eq!(
         store.remove_member(a, Role::Owner, owner).await.unwrap(),
-        MemberChange::Done
+        MemberChange::LastOwner
     );
     assert_eq!(
         store.remove_member(a, Role::Owner, admin).await.unwrap(),
@@ -478,9 +478,14 @@ async fn removal_keeps_an_admin_and_someone_to_manage(
         store.remove_member(a, Role::Owner, second).await.unwrap(),
         MemberChange::LastAdmin
     );
-    let members = store.members(a).await.unwrap();
-    assert_eq!(members.len(), 1);
-    assert_eq!(members[0].user_id, second);
+    let members: Vec<UserId> = store
+        .members(a)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| m.user_id)
+        .collect();
+    assert_eq!(members, [owner, second]);
 
     // An organization with an owner and no admin keeps its owner; with two
     // owners, one may go.
@@ -673,4 +678,57 @@ async fn roles_change_as_the_policy_allows(
 
 async fn org_of_none(store: &Arc<dyn Store>) -> OrgId {
     team(store, &[]).await
+}
+
+#[rstest]
+#[tokio::test]
+async fn the_last_owner_stays_owner_even_when_two_step_down_at_once(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (_db, store) = store(backend).await;
+    let admin = user(&store, "admin@example.com").await.id;
+    let owner = user(&store, "owner@example.com").await.id;
+    let o = team(&store, &[(admin, Role::Admin), (owner, Role::Owner)]).await;
+    for role in [Role::Admin, Role::Editor, Role::Viewer] {
+        assert_eq!(
+            store
+                .set_member_role(o, Role::Owner, owner, role)
+                .await
+                .unwrap(),
+            MemberChange::LastOwner
+        );
+    }
+    assert_eq!(
+        store.membership_role(owner, o).await.unwrap(),
+        Some(Role::Owner)
+    );
+    for round in 0..5 {
+        let x = user(&store, &format!("x{round}@example.com")).await.id;
+        let y = user(&store, &format!("y{round}@example.com")).await.id;
+        let o = team(
+            &store,
+            &[(admin, Role::Admin), (x, Role::Owner), (y, Role::Owner)],
+        )
+        .await;
+        let (sx, sy) = (store.clone(), store.clone());
+        let (rx, ry) = tokio::join!(
+            tokio::spawn(async move { sx.set_member_role(o, Role::Owner, x, Role::Admin).await }),
+            tokio::spawn(async move { sy.remove_member(o, Role::Owner, y).await }),
+        );
+        let mut outcomes = [rx.unwrap().unwrap(), ry.unwrap().unwrap()];
+        outcomes.sort_by_key(|r| *r != MemberChange::Done);
+        assert_eq!(
+            outcomes,
+            [MemberChange::Done, MemberChange::LastOwner],
+            "round {round}"
+        );
+        let owners = store
+            .members(o)
+            .await
+            .unwrap()
+            .into_iter()
+            .filter(|m| m.role == Role::Owner)
+            .count();
+        assert_eq!(owners, 1, "round {round}");
+    }
 }

@@ -553,3 +553,355 @@ async fn an_address_equal_only_under_unicode_folding_cannot_take_an_invitation(
     assert_eq!(a.status.as_u16(), 200, "{}", a.body);
     assert!(a.body["data"].get("message").is_none(), "{}", a.body);
 }
+
+/// A dashboard request with any method and an optional token and body.
+async fn send(
+    app: &TestApp,
+    method: Method,
+    path: &str,
+    token: Option<&str>,
+    org: Option<&str>,
+    body: Option<&Value>,
+) -> Answer {
+    let mut req = app.client.request(method, app.url(path));
+    if let Some(token) = token {
+        req = req.bearer_auth(token);
+    }
+    if let Some(org) = org {
+        req = req.header("X-Organization-ID", org);
+    }
+    if let Some(body) = body {
+        req = req.json(body);
+    }
+    TestApp::answer(req.send().await.unwrap()).await
+}
+
+/// `POST /organizations/team/invite/lookup` with `token`, signed out.
+async fn lookup(app: &TestApp, token: &Value) -> Answer {
+    send(
+        app,
+        Method::POST,
+        "/organizations/team/invite/lookup",
+        None,
+        None,
+        Some(&json!({ "token": token })),
+    )
+    .await
+}
+
+/// Issue 35, item 7: the invitation page names the organization and who
+/// invited, for the holder of the mailed token (signed out) and for the
+/// invited address signed in (by id); to anyone else the id is unknown.
+#[rstest]
+#[tokio::test]
+async fn the_invitation_names_its_organization_and_inviter_to_the_invitee_only(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (app, boss, org, id, outbox) = invited(backend, "Ann@Example.com", "editor").await;
+    let (mailed_id, link_token) =
+        crate::sign_in::mailed_invitation(outbox.path(), "Ann@Example.com");
+    assert_eq!(mailed_id, id);
+
+    let by_token = lookup(&app, &json!(link_token)).await;
+    assert_eq!(by_token.status.as_u16(), 200, "{}", by_token.body);
+    let details = &by_token.body["data"];
+    assert_eq!(details["invite_id"], id.as_str());
+    assert_eq!(details["organization_name"], "Acme");
+    assert_eq!(details["invited_by"], "boss@example.com");
+    assert_eq!(details["email"], "Ann@Example.com");
+    assert_eq!(details["role"], "editor");
+    assert_eq!(details["status"], "pending");
+    assert!(details["expires_at"].as_str().unwrap().ends_with('Z'));
+
+    let ann = token(&app, "ann@example.com").await;
+    let path = format!("/organizations/team/invites/{id}");
+    let by_id = send(&app, Method::GET, &path, Some(&ann), None, None).await;
+    assert_eq!(by_id.status.as_u16(), 200, "{}", by_id.body);
+    assert_eq!(by_id.body["data"], *details);
+
+    // A token that is not the invitation's: the set-password error.
+    for bad in [json!("0".repeat(64)), json!(id), json!(7), json!(null)] {
+        let a = lookup(&app, &bad).await;
+        assert_nested_error(&a, 400, "VALIDATION_ERROR");
+        assert_eq!(a.body["error"]["field"], "token", "{bad}");
+    }
+    let a = send(
+        &app,
+        Method::POST,
+        "/organizations/team/invite/lookup",
+        None,
+        None,
+        Some(&json!([])),
+    )
+    .await;
+    assert_nested_error(&a, 400, "VALIDATION_ERROR");
+    // The id, to anyone but the invited address (its organization's admin
+    // included): not found, as an unknown or malformed id.
+    let eve = token(&app, "eve@example.com").await;
+    for who in [&boss, &eve] {
+        let a = send(&app, Method::GET, &path, Some(who), Some(&org), None).await;
+        assert_nested_error(&a, 404, "NOT_FOUND");
+    }
+    for other in [uuid::Uuid::new_v4().to_string(), "nope".to_owned()] {
+        let a = send(
+            &app,
+            Method::GET,
+            &format!("/organizations/team/invites/{other}"),
+            Some(&ann),
+            None,
+            None,
+        )
+        .await;
+        assert_nested_error(&a, 404, "NOT_FOUND");
+    }
+    let a = send(&app, Method::GET, &path, None, None, None).await;
+    assert_nested_error(&a, 401, "MISSING_AUTH");
+
+    // Once answered, the token reads nothing; the invitee still sees what
+    // became of it.
+    let a = call(
+        &app,
+        "/organizations/team/invite/decline",
+        &ann,
+        None,
+        &json!({"invite_id": id}),
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_nested_error(
+        &lookup(&app, &json!(link_token)).await,
+        400,
+        "VALIDATION_ERROR",
+    );
+    let a = send(&app, Method::GET, &path, Some(&ann), None, None).await;
+    assert_eq!(a.body["data"]["status"], "declined", "{}", a.body);
+}
+
+/// Issue 35, item 7: admins cancel and re-send pending invitations. A
+/// cancelled invitation and its token stop working; a re-sent one gets a
+/// new token, a fresh expiry and a new e-mail, and the old token stops
+/// working. Other organizations' invitations are unknown.
+#[rstest]
+#[tokio::test]
+async fn admins_cancel_and_resend_pending_invitations(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (app, boss, org, ann_id, outbox) = invited(backend, "ann@example.com", "editor").await;
+    let a = call(
+        &app,
+        "/organizations/team/invite",
+        &boss,
+        Some(&org),
+        &json!({"invites": [{"email": "bob@example.com", "role": "viewer"}]}),
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    let (bob_id, bob_token) = crate::sign_in::mailed_invitation(outbox.path(), "bob@example.com");
+    let (_, old_token) = crate::sign_in::mailed_invitation(outbox.path(), "ann@example.com");
+    let listed = send(
+        &app,
+        Method::GET,
+        "/organizations/team/invites",
+        Some(&boss),
+        Some(&org),
+        None,
+    )
+    .await;
+    let old_expiry = listed.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["invite_id"] == ann_id.as_str())
+        .unwrap()["expires_at"]
+        .clone();
+    let resend = |id: &str| format!("/organizations/team/invites/{id}/resend");
+    let cancel = |id: &str| format!("/organizations/team/invites/{id}");
+
+    // Only admins; other organizations' ids and unknown ids are not found.
+    let (viewer, viewer_id) = crate::dashboard::member(&app, "vi@example.com").await;
+    let org_id = vidpulse_domain::OrgId(org.parse().unwrap());
+    app.store
+        .add_member(
+            org_id,
+            viewer_id,
+            vidpulse_domain::identity::Role::Viewer,
+            app.clock.now(),
+        )
+        .await
+        .unwrap();
+    for (method, path) in [
+        (Method::POST, resend(&ann_id)),
+        (Method::DELETE, cancel(&ann_id)),
+    ] {
+        let a = send(&app, method.clone(), &path, Some(&viewer), Some(&org), None).await;
+        assert_nested_error(&a, 403, "INSUFFICIENT_PERMISSIONS");
+        let a = send(&app, method.clone(), &path, Some(&boss), None, None).await;
+        assert_nested_error(&a, 400, "VALIDATION_ERROR");
+    }
+    let mallory = token(&app, "mallory@evil.test").await;
+    let evil = call(
+        &app,
+        "/organizations/register",
+        &mallory,
+        None,
+        &json!({"name": "Evil"}),
+    )
+    .await;
+    let evil = evil.body["data"]["organization_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for id in [
+        ann_id.clone(),
+        uuid::Uuid::new_v4().to_string(),
+        "nope".to_owned(),
+    ] {
+        for (method, path) in [(Method::POST, resend(&id)), (Method::DELETE, cancel(&id))] {
+            let a = send(&app, method, &path, Some(&mallory), Some(&evil), None).await;
+            assert_nested_error(&a, 404, "NOT_FOUND");
+        }
+    }
+    assert_eq!(lookup(&app, &json!(old_token)).await.status.as_u16(), 200);
+
+    // Re-sent a day later: a new token and expiry, mailed; the old token
+    // stops working.
+    app.advance(Duration::days(1));
+    let a = send(
+        &app,
+        Method::POST,
+        &resend(&ann_id),
+        Some(&boss),
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(a.body["data"]["invite_id"], ann_id.as_str());
+    assert_eq!(a.body["data"]["email"], "ann@example.com");
+    assert_eq!(a.body["data"]["role"], "editor");
+    assert_ne!(a.body["data"]["expires_at"], old_expiry);
+    let (same_id, new_token) = crate::sign_in::mailed_invitation(outbox.path(), "ann@example.com");
+    assert_eq!(same_id, ann_id);
+    assert_ne!(new_token, old_token);
+    assert_nested_error(
+        &lookup(&app, &json!(old_token)).await,
+        400,
+        "VALIDATION_ERROR",
+    );
+    let fresh = lookup(&app, &json!(new_token)).await;
+    assert_eq!(fresh.status.as_u16(), 200, "{}", fresh.body);
+    assert_eq!(
+        fresh.body["data"]["expires_at"],
+        a.body["data"]["expires_at"]
+    );
+    // Six days after the first expiry would have passed, it still works.
+    app.advance(Duration::days(6) + Duration::hours(1));
+    assert_eq!(lookup(&app, &json!(new_token)).await.status.as_u16(), 200);
+
+    // Cancelled: its token, accept and decline stop working, it leaves the
+    // list and the count, and cancelling or re-sending again is refused.
+    let a = send(
+        &app,
+        Method::DELETE,
+        &cancel(&bob_id),
+        Some(&boss),
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_nested_error(&a, 410, "INVITE_EXPIRED");
+    let a = send(
+        &app,
+        Method::DELETE,
+        &cancel(&ann_id),
+        Some(&boss),
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_nested_error(
+        &lookup(&app, &json!(new_token)).await,
+        400,
+        "VALIDATION_ERROR",
+    );
+    assert_nested_error(
+        &lookup(&app, &json!(bob_token)).await,
+        400,
+        "VALIDATION_ERROR",
+    );
+    let ann = token(&app, "ann@example.com").await;
+    for verb in ["accept", "decline"] {
+        let a = call(
+            &app,
+            &format!("/organizations/team/invite/{verb}"),
+            &ann,
+            None,
+            &json!({"invite_id": ann_id}),
+        )
+        .await;
+        assert_nested_error(&a, 409, "INVITE_NOT_PENDING");
+    }
+    let seen = send(&app, Method::GET, &cancel(&ann_id), Some(&ann), None, None).await;
+    assert_eq!(seen.body["data"]["status"], "cancelled", "{}", seen.body);
+    assert_eq!(pending(&app, &boss, &org).await, 0);
+    for (method, path) in [
+        (Method::POST, resend(&ann_id)),
+        (Method::DELETE, cancel(&ann_id)),
+    ] {
+        let a = send(&app, method, &path, Some(&boss), Some(&org), None).await;
+        assert_nested_error(&a, 409, "INVITE_NOT_PENDING");
+    }
+    // Bob's lapsed: re-sending it is refused too; inviting him again works.
+    let a = send(
+        &app,
+        Method::POST,
+        &resend(&bob_id),
+        Some(&boss),
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_nested_error(&a, 410, "INVITE_EXPIRED");
+    let a = call(
+        &app,
+        "/organizations/team/invite",
+        &boss,
+        Some(&org),
+        &json!({"invites": [{"email": "ann@example.com", "role": "admin"}]}),
+    )
+    .await;
+    assert_eq!(
+        a.body["data"]["sent"].as_array().unwrap().len(),
+        1,
+        "{}",
+        a.body
+    );
+}
+
+/// A re-send whose e-mail cannot be sent changes nothing: the mailed link
+/// keeps working.
+#[rstest]
+#[tokio::test]
+async fn a_resend_whose_mail_fails_keeps_the_old_link(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (app, boss, org, id, outbox) = invited(backend, "ann@example.com", "editor").await;
+    let (_, mailed) = crate::sign_in::mailed_invitation(outbox.path(), "ann@example.com");
+    // The outbox becomes a file: nothing can be written there.
+    std::fs::remove_dir_all(outbox.path()).unwrap();
+    std::fs::write(outbox.path(), b"not a folder").unwrap();
+    let a = send(
+        &app,
+        Method::POST,
+        &format!("/organizations/team/invites/{id}/resend"),
+        Some(&boss),
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_nested_error(&a, 502, "EMAIL_FAILED");
+    let still = lookup(&app, &json!(mailed)).await;
+    assert_eq!(still.status.as_u16(), 200, "{}", still.body);
+    std::fs::remove_file(outbox.path()).unwrap();
+}

@@ -391,6 +391,17 @@ fn newest_mail(outbox: &std::path::Path) -> Option<String> {
     )
 }
 
+/// The newest message in `outbox`, waiting up to 10 seconds for one.
+async fn mail_soon(outbox: &std::path::Path) -> String {
+    for _ in 0..200 {
+        if let Some(mail) = newest_mail(outbox) {
+            return mail;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("no mail in {}", outbox.display())
+}
+
 #[rstest]
 #[tokio::test]
 async fn a_forgotten_password_is_reset_by_an_emailed_link(
@@ -412,7 +423,6 @@ async fn a_forgotten_password_is_reset_by_an_emailed_link(
         )
         .await;
     assert_eq!(unknown.status, 202);
-    assert!(newest_mail(outbox.path()).is_none(), "nothing sent");
     let bad = Browser::default()
         .post(&app, "/auth/forgot-password", &json!({"email": "nope"}))
         .await;
@@ -430,7 +440,10 @@ async fn a_forgotten_password_is_reset_by_an_emailed_link(
         known.body["data"]["message"],
         unknown.body["data"]["message"]
     );
-    let mail = newest_mail(outbox.path()).unwrap();
+    // The link is made and mailed after the answer, in the order asked:
+    // the unknown address was looked up first and mailed nothing.
+    let mail = mail_soon(outbox.path()).await;
+    assert_eq!(all_mail(outbox.path()).len(), 1);
     let token = mail
         .split("http://app.example/set-password?token=")
         .nth(1)
@@ -448,114 +461,305 @@ async fn a_forgotten_password_is_reset_by_an_emailed_link(
     Browser::keep(&sign_in(&app, "kim@example.com", "a brand new password").await);
 }
 
+/// Issue 35, item 5: "forgot password" took longer for an address with an
+/// account (it made the link and sent the mail before answering). Now the
+/// answer never waits for either: against an SMTP server that accepts and
+/// never speaks, both answers come at once, and the mail is attempted after.
 #[rstest]
 #[tokio::test]
-async fn an_invited_address_creates_its_password_then_accepts(
+async fn forgot_password_answers_without_waiting_for_the_mail(
     #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
 ) {
-    let app = TestApp::spawn(backend).await;
-    let owner = Browser::keep(
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (seen, mut connections) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            held.push(socket);
+            let _ = seen.send(());
+        }
+    });
+    let mut config = TestConfig::default();
+    config.api.mail.smtp_url = Some(format!("smtp://127.0.0.1:{port}"));
+    let app = TestApp::spawn_with(backend, config).await;
+    let first = link(&app, "kim@example.com", None).await;
+    Browser::keep(&set_password(&app, &first, PASSWORD).await);
+
+    for email in ["kim@example.com", "who@example.com", "kim@example.com"] {
+        let (browser, body) = (Browser::default(), json!({"email": email}));
+        let asked = browser.post(&app, "/auth/forgot-password", &body);
+        let answer = tokio::time::timeout(std::time::Duration::from_secs(5), asked)
+            .await
+            .expect("answered without waiting for the mail server");
+        assert_eq!(answer.status, 202, "{:?}", answer.body);
+    }
+    // The mail is attempted after the answers: a connection arrives.
+    tokio::time::timeout(std::time::Duration::from_secs(5), connections.recv())
+        .await
+        .expect("the mail is attempted")
+        .unwrap();
+}
+
+/// Every message in `outbox`, oldest first, decoded as [`newest_mail`]
+/// decodes one.
+fn all_mail(outbox: &std::path::Path) -> Vec<String> {
+    let Ok(dir) = std::fs::read_dir(outbox) else {
+        return Vec::new();
+    };
+    let mut files: Vec<_> = dir
+        .filter_map(Result::ok)
+        .map(|e| (e.metadata().unwrap().modified().unwrap(), e.path()))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|(_, path)| {
+            std::fs::read_to_string(path)
+                .unwrap()
+                .replace("=\r\n", "")
+                .replace("=\n", "")
+                .replace("=3D", "=")
+        })
+        .collect()
+}
+
+/// The invitation id and token of the link in the newest message to `to`
+/// in `outbox`.
+pub(crate) fn mailed_invitation(outbox: &std::path::Path, to: &str) -> (String, String) {
+    let mail = all_mail(outbox)
+        .into_iter()
+        .rfind(|m| m.contains(to) && m.contains("/invitations/"))
+        .unwrap_or_else(|| panic!("no invitation to {to}"));
+    let rest = mail.split("/invitations/").nth(1).expect("the link");
+    let id = rest[..36].to_owned();
+    let token = rest[36..]
+        .strip_prefix("?token=")
+        .map(|t| t[..64].to_owned())
+        .expect("the link's token");
+    (id, token)
+}
+
+/// What an attacker might change about a user: their password hash, their
+/// sessions' ids and their organizations.
+async fn footprint(app: &TestApp, email: &str) -> (Option<String>, Vec<uuid::Uuid>, Vec<String>) {
+    let Some((user, hash)) = app.store.password_of(email).await.unwrap() else {
+        return (None, Vec::new(), Vec::new());
+    };
+    let sessions = app
+        .store
+        .sessions(user.id, app.clock_now())
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    let orgs = app
+        .store
+        .memberships(user.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| format!("{} {}", m.name, m.role.as_str()))
+        .collect();
+    (hash, sessions, orgs)
+}
+
+async fn invitation_password(app: &TestApp, body: &Value) -> Answer {
+    Browser::default()
+        .post(app, "/auth/invitation-password", body)
+        .await
+}
+
+/// Issue 35, item 1: an admin of any organization invited an address, read
+/// the invitation's id from the list and set the address's first password
+/// with it, taking over the account. The id proves nothing; the mailed
+/// token sets a first password only for an address nobody can sign in as.
+#[rstest]
+#[tokio::test]
+async fn an_invitation_id_takes_over_no_account_and_its_token_sets_only_a_first_password(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let outbox = tempfile::tempdir().unwrap();
+    let mut config = TestConfig::default();
+    config.api.mail.outbox = outbox.path().to_owned();
+    let app = TestApp::spawn_with(backend, config).await;
+
+    // The victims: Kim has a password and an organization; Lee was created
+    // by `admin create-user` and has not used his link yet; Ida signs in
+    // through the identity provider and has an organization.
+    let kim = Browser::keep(
         &set_password(
             &app,
-            &link(&app, "boss@example.com", Some("Acme")).await,
+            &link(&app, "kim@example.com", Some("Kim's")).await,
             PASSWORD,
         )
         .await,
     );
-    let org = owner.get(&app, "/organizations/list").await.body["data"][0]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let invite = |email: &str| json!({"invites": [{"email": email, "role": "editor"}]});
-    let sent = owner
-        .send(
-            &app,
+    let lee_link = link(&app, "lee@example.com", Some("Lee's")).await;
+    let ida = token_of(&app, "ida@example.com").await;
+    let ida_org = app
+        .send_json(
             Method::POST,
-            "/organizations/team/invite",
-            Some(&invite("new@example.com")),
-            true,
-            Some(&org),
+            "/organizations/register",
+            Some(&ida),
+            &json!({"name": "Ida's"}),
         )
         .await;
-    assert_eq!(sent.status, 200, "{:?}", sent.body);
-    let open = owner
-        .send(
-            &app,
-            Method::GET,
-            "/organizations/team/invites",
-            None,
-            false,
-            Some(&org),
+    assert_eq!(ida_org.status, 201, "{:?}", ida_org.body);
+
+    // The attacker: admin of an organization of their own.
+    let mallory = token_of(&app, "mallory@evil.test").await;
+    let evil = app
+        .send_json(
+            Method::POST,
+            "/organizations/register",
+            Some(&mallory),
+            &json!({"name": "Evil"}),
         )
         .await;
-    assert_eq!(open.status, 200, "{:?}", open.body);
-    let invite_id = open.body["data"][0]["invite_id"]
+    let evil = evil.body["data"]["organization_id"]
         .as_str()
         .unwrap()
         .to_owned();
-    assert_eq!(open.body["data"][0]["email"], "new@example.com");
+    let victims = ["lee@example.com", "ida@example.com", "kim@example.com"];
+    for invites in [
+        json!({"invites": [
+            {"email": victims[0], "role": "viewer"},
+            {"email": victims[1], "role": "viewer"},
+            {"email": victims[2], "role": "viewer"},
+        ]}),
+        json!({"invites": [{"email": "new@example.com", "role": "editor"}]}),
+    ] {
+        let sent = app
+            .client
+            .post(app.url("/organizations/team/invite"))
+            .bearer_auth(&mallory)
+            .header("x-organization-id", &evil)
+            .json(&invites)
+            .send()
+            .await
+            .unwrap();
+        let sent = TestApp::answer(sent).await;
+        assert_eq!(sent.status, 200, "{:?}", sent.body);
+        assert_eq!(sent.body["data"]["failed"], json!([]), "{:?}", sent.body);
+    }
+    let listed = app
+        .client
+        .get(app.url("/organizations/team/invites"))
+        .bearer_auth(&mallory)
+        .header("x-organization-id", &evil)
+        .send()
+        .await
+        .unwrap();
+    let listed = TestApp::answer(listed).await;
+    let id_of = |email: &str| {
+        listed.body["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["email"] == email)
+            .unwrap()["invite_id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let before = futures::future::join_all(victims.map(|v| footprint(&app, v))).await;
 
-    let short = Browser::default()
-        .post(
+    // The id alone, or with a guessed token, proves nothing.
+    for victim in victims {
+        let id = id_of(victim);
+        for body in [
+            json!({"invite_id": id, "password": "attacker's password"}),
+            json!({"invite_id": id, "token": "0".repeat(64), "password": "attacker's password"}),
+            json!({"invite_id": id, "token": id, "password": "attacker's password"}),
+        ] {
+            let a = invitation_password(&app, &body).await;
+            assert_nested_error(&a, 400, "VALIDATION_ERROR");
+            assert_eq!(a.body["error"]["field"], "token", "{body}");
+            assert!(session_cookie(&a).is_none());
+        }
+    }
+    // Even the mailed token does not set the password of an address that
+    // can sign in already (a password, an unused link, an identity).
+    for victim in victims {
+        let (id, token) = mailed_invitation(outbox.path(), victim);
+        assert_eq!(id, id_of(victim));
+        let a = invitation_password(
             &app,
-            "/auth/invitation-password",
-            &json!({"invite_id": invite_id, "password": "short"}),
+            &json!({"token": token, "password": "attacker's password"}),
         )
         .await;
-    assert_nested_error(&short, 400, "VALIDATION_ERROR");
-    let unknown = Browser::default()
-        .post(
-            &app,
-            "/auth/invitation-password",
-            &json!({"invite_id": uuid::Uuid::new_v4(), "password": PASSWORD}),
-        )
-        .await;
-    assert_nested_error(&unknown, 404, "NOT_FOUND");
+        assert_nested_error(&a, 409, "PASSWORD_ALREADY_SET");
+        assert!(session_cookie(&a).is_none());
+    }
+    let after = futures::future::join_all(victims.map(|v| footprint(&app, v))).await;
+    assert_eq!(before, after, "nothing changed for the victims");
+    assert_nested_error(
+        &sign_in(&app, "lee@example.com", "attacker's password").await,
+        401,
+        "INVALID_CREDENTIALS",
+    );
+    assert_eq!(kim.get(&app, "/auth/session").await.status, 200);
+    // Lee's own link still works, and he accepts as himself.
+    Browser::keep(&set_password(&app, &lee_link, PASSWORD).await);
 
-    let created = Browser::default()
-        .post(
-            &app,
+    // A new address: its mailed token creates the password, once.
+    let (new_id, new_token) = mailed_invitation(outbox.path(), "new@example.com");
+    for (body, field) in [
+        (json!({"token": new_token, "password": "short"}), "password"),
+        (json!({"password": PASSWORD}), "token"),
+        (json!({"token": 7, "password": PASSWORD}), "token"),
+        (json!({"token": new_token}), "password"),
+        (
+            json!({"token": new_token, "invite_id": id_of("kim@example.com"), "password": PASSWORD}),
+            "token",
+        ),
+        (
+            json!({"token": new_token, "invite_id": "nope", "password": PASSWORD}),
+            "invite_id",
+        ),
+    ] {
+        let a = invitation_password(&app, &body).await;
+        assert_nested_error(&a, 400, "VALIDATION_ERROR");
+        assert_eq!(a.body["error"]["field"], field, "{body}");
+    }
+    let malformed = app
+        .send_raw(
+            Method::POST,
             "/auth/invitation-password",
-            &json!({"invite_id": invite_id, "password": PASSWORD}),
+            None,
+            "application/json",
+            "{\"token\":",
         )
         .await;
+    assert_nested_error(&malformed, 400, "VALIDATION_ERROR");
+    assert_eq!(footprint(&app, "new@example.com").await.0, None);
+
+    let created = invitation_password(
+        &app,
+        &json!({"invite_id": new_id, "token": new_token, "password": PASSWORD}),
+    )
+    .await;
     let invitee = Browser::keep(&created);
-    // Once: the address has a password now.
-    let twice = Browser::default()
-        .post(
-            &app,
-            "/auth/invitation-password",
-            &json!({"invite_id": invite_id, "password": PASSWORD}),
-        )
-        .await;
-    assert_nested_error(&twice, 409, "PASSWORD_ALREADY_SET");
+    assert_eq!(created.body["data"]["user"]["email"], "new@example.com");
+    let twice = invitation_password(
+        &app,
+        &json!({"token": new_token, "password": "another password"}),
+    )
+    .await;
+    assert_nested_error(&twice, 400, "VALIDATION_ERROR");
+    assert_eq!(twice.body["error"]["field"], "token");
+    Browser::keep(&sign_in(&app, "new@example.com", PASSWORD).await);
 
+    // The invitation itself is then accepted as usual.
     let accepted = invitee
         .post(
             &app,
             "/organizations/team/invite/accept",
-            &json!({"invite_id": invite_id}),
+            &json!({"invite_id": new_id}),
         )
         .await;
     assert_eq!(accepted.status, 200, "{:?}", accepted.body);
-    let members = owner
-        .send(
-            &app,
-            Method::GET,
-            "/organizations/team/members",
-            None,
-            false,
-            Some(&org),
-        )
-        .await;
-    let roles: Vec<(&str, &str)> = members.body["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| (m["email"].as_str().unwrap(), m["role"].as_str().unwrap()))
-        .collect();
-    assert_eq!(
-        roles,
-        vec![("boss@example.com", "owner"), ("new@example.com", "editor")]
-    );
+    assert_eq!(accepted.body["data"]["organization_name"], "Evil");
 }

@@ -416,3 +416,95 @@ async fn admins_rename_the_organization(
     .await;
     assert_eq!(listed.body["data"][0]["name"], "Acme Studio");
 }
+
+/// Issue 35, item 5: the only owner could demote themselves and leave the
+/// organization without an owner. An organization always keeps one: the
+/// last owner's own change is refused (409 `LAST_OWNER`), also when two
+/// owners step down at once.
+#[rstest]
+#[tokio::test]
+async fn the_last_owner_keeps_the_owner_role(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    use reqwest::Method;
+    use vidpulse_domain::identity::Role;
+    let app = TestApp::spawn(backend).await;
+    let (admin, _) = member(&app, "admin@example.com").await;
+    let (owner, owner_id) = member(&app, "owner@example.com").await;
+    let (second, second_id) = member(&app, "second@example.com").await;
+    let org = registered(
+        &app,
+        &admin,
+        &[(owner_id, Role::Owner), (second_id, Role::Admin)],
+    )
+    .await;
+    let set = |token: &str, user: vidpulse_domain::UserId, role: &str| {
+        let body = json!({"user_id": user.0, "role": role});
+        let (token, org, app) = (token.to_owned(), org.clone(), &app);
+        async move {
+            call(
+                app,
+                Method::POST,
+                "/organizations/team/members/role",
+                &token,
+                Some(&org),
+                Some(&body),
+            )
+            .await
+        }
+    };
+    let owners = || async {
+        let org_id = vidpulse_domain::OrgId(org.parse().unwrap());
+        let mut owners: Vec<String> = app
+            .store
+            .members(org_id)
+            .await
+            .unwrap()
+            .into_iter()
+            .filter(|m| m.role == Role::Owner)
+            .map(|m| m.email)
+            .collect();
+        owners.sort();
+        owners
+    };
+
+    for role in ["admin", "editor", "viewer"] {
+        let a = set(&owner, owner_id, role).await;
+        assert_nested_error(&a, 409, "LAST_OWNER");
+    }
+    assert_eq!(owners().await, ["owner@example.com"]);
+
+    // With a second owner, either may step down, but not both at once.
+    assert_eq!(set(&owner, second_id, "owner").await.status, 200);
+    let (a, b) = tokio::join!(
+        set(&owner, owner_id, "admin"),
+        set(&second, second_id, "admin")
+    );
+    let mut statuses = [a.status.as_u16(), b.status.as_u16()];
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 409], "{:?} {:?}", a.body, b.body);
+    let left = owners().await;
+    assert_eq!(left.len(), 1, "{left:?}");
+    // And demoting each other at once leaves one too (the loser is refused
+    // as the last owner's demoter, or as an editor when it came second).
+    let remaining = if left[0] == "owner@example.com" {
+        (&owner, owner_id, &second, second_id)
+    } else {
+        (&second, second_id, &owner, owner_id)
+    };
+    let (keeper, keeper_id, other, other_id) = remaining;
+    assert_eq!(set(keeper, other_id, "owner").await.status, 200);
+    let (a, b) = tokio::join!(
+        set(keeper, other_id, "editor"),
+        set(other, keeper_id, "editor")
+    );
+    let mut statuses = [a.status.as_u16(), b.status.as_u16()];
+    statuses.sort_unstable();
+    assert!(
+        statuses == [200, 403] || statuses == [200, 409],
+        "{:?} {:?}",
+        a.body,
+        b.body
+    );
+    assert_eq!(owners().await.len(), 1);
+}

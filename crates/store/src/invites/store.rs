@@ -1,130 +1,22 @@
-//! Team invitations: created by admins, accepted or declined by the invited
-//! address, expired when their time passes (marked on every read).
+//! The one implementation of [`InviteStore`], for both backends.
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
-use vidpulse_domain::identity::{Role, email_key};
+use vidpulse_domain::identity::email_key;
 use vidpulse_domain::{OrgId, UserId};
 
+use super::{
+    AcceptOutcome, DeclineOutcome, Invitation, InvitationDetails, InvitationPassword, InviteResult,
+    InviteStatus, InviteStore, NewInvite, PendingOutcome,
+};
 use crate::StoreError;
 use crate::sql::{Conn, Dialect, SqlStore};
-
-/// A pending invitation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Invitation {
-    /// Id.
-    pub id: Uuid,
-    /// The organization.
-    pub organization_id: OrgId,
-    /// The invited address, as given.
-    pub email: String,
-    /// The role it grants.
-    pub role: Role,
-    /// When it lapses.
-    pub expires_at: DateTime<Utc>,
-}
-
-/// What became of one address of an invite request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum InviteResult {
-    /// A new pending invitation.
-    Created(Invitation),
-    /// The address is already a member.
-    AlreadyMember,
-    /// A pending invitation for the address exists.
-    AlreadyInvited,
-}
-
-/// What an accept did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AcceptOutcome {
-    /// The caller joined the organization (id, name).
-    Joined(OrgId, String),
-    /// The caller was a member already (id, name): success with a message.
-    AlreadyMember(OrgId, String),
-    /// No such invitation.
-    NotFound,
-    /// The invitation is for another address.
-    WrongEmail,
-    /// The invitation has expired (and is now marked so).
-    Expired,
-    /// The invitation was declined, or accepted before by someone who is no
-    /// longer a member (an invitation is accepted once).
-    NotPending,
-}
-
-/// What a decline did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeclineOutcome {
-    /// Declined.
-    Declined,
-    /// No such invitation.
-    NotFound,
-    /// The invitation is for another address.
-    WrongEmail,
-    /// The invitation has expired.
-    Expired,
-    /// The invitation is no longer pending.
-    NotPending,
-}
-
-/// Team invitations.
-#[async_trait]
-pub trait InviteStore {
-    /// Invites each `(email, role)` to `org`, in one transaction.
-    async fn create_invitations(
-        &self,
-        org: OrgId,
-        invited_by: UserId,
-        invites: &[(String, Role)],
-        expires_at: DateTime<Utc>,
-        now: DateTime<Utc>,
-    ) -> Result<Vec<InviteResult>, StoreError>;
-
-    /// Forgets an invitation whose e-mail could not be sent.
-    async fn delete_invitation(&self, id: Uuid) -> Result<(), StoreError>;
-
-    /// Invitations of `org` sent, not accepted, not expired (expired ones are
-    /// marked first).
-    async fn pending_invitations(&self, org: OrgId, now: DateTime<Utc>) -> Result<i64, StoreError>;
-
-    /// The invitations of `org` still open to an answer (pending and not
-    /// expired at `now`), soonest to lapse first.
-    async fn open_invitations(
-        &self,
-        org: OrgId,
-        now: DateTime<Utc>,
-    ) -> Result<Vec<Invitation>, StoreError>;
-
-    /// Invitation `id` when it is still open to an answer at `now`.
-    async fn open_invitation(
-        &self,
-        id: Uuid,
-        now: DateTime<Utc>,
-    ) -> Result<Option<Invitation>, StoreError>;
-
-    /// Accepts invitation `id` for the user `user` whose address is `email`.
-    async fn accept_invitation(
-        &self,
-        id: Uuid,
-        user: UserId,
-        email: &str,
-        now: DateTime<Utc>,
-    ) -> Result<AcceptOutcome, StoreError>;
-
-    /// Declines invitation `id` for the address `email`.
-    async fn decline_invitation(
-        &self,
-        id: Uuid,
-        email: &str,
-        now: DateTime<Utc>,
-    ) -> Result<DeclineOutcome, StoreError>;
-}
+use crate::users::User;
 
 /// Marks `org`'s (`$1`) pending invitations whose time (before `$2`) has
 /// passed as expired.
-const EXPIRE_LAPSED: &str = "UPDATE invitations SET status = 'expired'
+const EXPIRE_LAPSED: &str = "UPDATE invitations SET status = 'expired', token_hash = NULL
      WHERE organization_id = $1 AND status = 'pending' AND expires_at <= $2";
 
 /// An open invitation's columns: id, organization, e-mail, role, expiry.
@@ -145,11 +37,97 @@ fn invitation((id, org, email, role, expires_at): InvitationRow) -> Result<Invit
 
 /// Marks invitation `id` as expired.
 async fn expire<D: Dialect>(conn: &mut Conn<D>, id: Uuid) -> Result<(), StoreError> {
-    D::query("UPDATE invitations SET status = 'expired' WHERE id = $1")
+    D::query("UPDATE invitations SET status = 'expired', token_hash = NULL WHERE id = $1")
         .bind(id)
         .execute(conn)
         .await?;
     Ok(())
+}
+
+/// What the invited person is shown: the invitation, its organization's
+/// name, the inviter's address, its stored status.
+type DetailsRow = (
+    Uuid,
+    Uuid,
+    String,
+    String,
+    DateTime<Utc>,
+    String,
+    Option<String>,
+    String,
+);
+
+const DETAILS: &str = "SELECT i.id, i.organization_id, i.email, i.role, i.expires_at,
+            o.name, u.email, i.status
+     FROM invitations i
+     JOIN organizations o ON o.id = i.organization_id
+     LEFT JOIN users u ON u.id = i.invited_by";
+
+fn details(row: DetailsRow, now: DateTime<Utc>) -> Result<InvitationDetails, StoreError> {
+    let (id, org, email, role, expires_at, organization_name, invited_by, status) = row;
+    Ok(InvitationDetails {
+        invitation: invitation((id, org, email, role, expires_at))?,
+        organization_name,
+        invited_by,
+        status: InviteStatus::of(&status, expires_at, now)?,
+    })
+}
+
+/// Invitation `id` of `org` when it is pending at `now`; in a write
+/// transaction the row is locked (PostgreSQL) and a lapsed one marked
+/// expired.
+async fn pending_in<D: Dialect>(
+    conn: &mut Conn<D>,
+    org: OrgId,
+    id: Uuid,
+    now: DateTime<Utc>,
+    write: bool,
+) -> Result<PendingOutcome, StoreError> {
+    let lock = if write { D::ROW_LOCK } else { "" };
+    let row: Option<(Uuid, Uuid, String, String, DateTime<Utc>, String)> =
+        D::query(sqlx::AssertSqlSafe(format!(
+            "SELECT id, organization_id, email, role, expires_at, status
+             FROM invitations WHERE id = $1 AND organization_id = $2 {lock}"
+        )))
+        .bind(id)
+        .bind(org.0)
+        .fetch_optional(&mut *conn)
+        .await?;
+    let Some((id, org_id, email, role, expires_at, status)) = row else {
+        return Ok(PendingOutcome::NotFound);
+    };
+    Ok(match InviteStatus::of(&status, expires_at, now)? {
+        InviteStatus::Pending => {
+            PendingOutcome::Found(invitation((id, org_id, email, role, expires_at))?)
+        }
+        InviteStatus::Expired => {
+            if write && status == "pending" {
+                expire::<D>(conn, id).await?;
+            }
+            PendingOutcome::Expired
+        }
+        _ => PendingOutcome::NotPending,
+    })
+}
+
+/// Whether the user `user` can sign in already: a password, an
+/// identity-provider subject, or a set-password link unused and unexpired.
+async fn can_sign_in<D: Dialect>(
+    conn: &mut Conn<D>,
+    user: Uuid,
+    now: DateTime<Utc>,
+) -> Result<bool, StoreError> {
+    let ways: i64 = D::query(
+        "SELECT count(*) FROM users u
+         WHERE u.id = $1 AND (u.password_hash IS NOT NULL OR u.subject IS NOT NULL
+            OR EXISTS (SELECT 1 FROM password_links l
+                       WHERE l.user_id = u.id AND l.used_at IS NULL AND l.expires_at > $2))",
+    )
+    .bind(user)
+    .bind(now)
+    .fetch_scalar(conn)
+    .await?;
+    Ok(ways > 0)
 }
 
 #[async_trait]
@@ -158,7 +136,7 @@ impl<D: Dialect> InviteStore for SqlStore<D> {
         &self,
         org: OrgId,
         invited_by: UserId,
-        invites: &[(String, Role)],
+        invites: &[NewInvite],
         expires_at: DateTime<Utc>,
         now: DateTime<Utc>,
     ) -> Result<Vec<InviteResult>, StoreError> {
@@ -169,7 +147,12 @@ impl<D: Dialect> InviteStore for SqlStore<D> {
             .execute(&mut *tx)
             .await?;
         let mut out = Vec::with_capacity(invites.len());
-        for (email, role) in invites {
+        for NewInvite {
+            email,
+            role,
+            token_hash,
+        } in invites
+        {
             let lower = email_key(email);
             let members: i64 = D::query(
                 "SELECT count(*) FROM memberships m JOIN users u ON u.id = m.user_id
@@ -186,8 +169,8 @@ impl<D: Dialect> InviteStore for SqlStore<D> {
             let id = Uuid::now_v7();
             let inserted = D::query(
                 "INSERT INTO invitations (id, organization_id, email, email_lower, role,
-                    status, invited_by, created_at, expires_at)
-                 VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8)
+                    status, invited_by, created_at, expires_at, token_hash)
+                 VALUES ($1, $2, $3, $4, $5, 'pending', $6, $7, $8, $9)
                  ON CONFLICT DO NOTHING",
             )
             .bind(id)
@@ -198,6 +181,7 @@ impl<D: Dialect> InviteStore for SqlStore<D> {
             .bind(invited_by.0)
             .bind(now)
             .bind(expires_at)
+            .bind(&token_hash[..])
             .execute(&mut *tx)
             .await?
                 == 1;
@@ -260,18 +244,151 @@ impl<D: Dialect> InviteStore for SqlStore<D> {
         rows.into_iter().map(invitation).collect()
     }
 
-    async fn open_invitation(
+    async fn invitation_by_token(
         &self,
-        id: Uuid,
+        token_hash: &[u8],
         now: DateTime<Utc>,
-    ) -> Result<Option<Invitation>, StoreError> {
-        let sql = format!("{OPEN_INVITATION_COLUMNS} AND id = $1");
-        let row: Option<InvitationRow> = D::query(sqlx::AssertSqlSafe(sql))
-            .bind(id)
+    ) -> Result<Option<InvitationDetails>, StoreError> {
+        let sql = format!(
+            "{DETAILS} WHERE i.token_hash = $1 AND i.status = 'pending' AND i.expires_at > $2"
+        );
+        let row: Option<DetailsRow> = D::query(sqlx::AssertSqlSafe(sql))
+            .bind(token_hash)
             .bind(now)
             .fetch_optional(&mut *self.read().await?)
             .await?;
-        row.map(invitation).transpose()
+        row.map(|row| details(row, now)).transpose()
+    }
+
+    async fn invitation_for(
+        &self,
+        id: Uuid,
+        email: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<InvitationDetails>, StoreError> {
+        let sql = format!("{DETAILS} WHERE i.id = $1 AND i.email_lower = $2");
+        let row: Option<DetailsRow> = D::query(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .bind(email_key(email))
+            .fetch_optional(&mut *self.read().await?)
+            .await?;
+        row.map(|row| details(row, now)).transpose()
+    }
+
+    async fn set_password_by_invitation(
+        &self,
+        token_hash: &[u8],
+        password_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<InvitationPassword, StoreError> {
+        let mut tx = self.write_tx().await?;
+        // Used once: the token is cleared as it is read.
+        let email: Option<String> = D::query(
+            "UPDATE invitations SET token_hash = NULL
+             WHERE token_hash = $1 AND status = 'pending' AND expires_at > $2
+             RETURNING email",
+        )
+        .bind(token_hash)
+        .bind(now)
+        .fetch_scalar_optional(&mut *tx)
+        .await?;
+        let Some(email) = email else {
+            return Ok(InvitationPassword::UnknownToken);
+        };
+        let found: Option<Uuid> = D::query("SELECT id FROM users WHERE email_lower = $1")
+            .bind(email_key(&email))
+            .fetch_scalar_optional(&mut *tx)
+            .await?;
+        let id = match found {
+            // Dropping the transaction rolls the token's use back.
+            Some(id) if can_sign_in::<D>(&mut tx, id, now).await? => {
+                return Ok(InvitationPassword::CanSignIn);
+            }
+            Some(id) => id,
+            None => {
+                let id = UserId::new().0;
+                D::query(
+                    "INSERT INTO users (id, subject, email, email_lower, created_at)
+                     VALUES ($1, NULL, $2, $3, $4)",
+                )
+                .bind(id)
+                .bind(email.trim())
+                .bind(email_key(&email))
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                id
+            }
+        };
+        let (id, subject, email, language): (Uuid, Option<String>, String, String) = D::query(
+            "UPDATE users SET password_hash = $2 WHERE id = $1
+             RETURNING id, subject, email, language",
+        )
+        .bind(id)
+        .bind(password_hash)
+        .fetch_one(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(InvitationPassword::Set(User {
+            id: UserId(id),
+            subject,
+            email,
+            language,
+        }))
+    }
+
+    async fn pending_invitation(
+        &self,
+        org: OrgId,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<PendingOutcome, StoreError> {
+        pending_in::<D>(&mut *self.read().await?, org, id, now, false).await
+    }
+
+    async fn cancel_invitation(
+        &self,
+        org: OrgId,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<PendingOutcome, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let outcome = pending_in::<D>(&mut tx, org, id, now, true).await?;
+        if let PendingOutcome::Found(_) = outcome {
+            D::query(
+                "UPDATE invitations SET status = 'cancelled', token_hash = NULL, responded_at = $2
+                 WHERE id = $1",
+            )
+            .bind(id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(outcome)
+    }
+
+    async fn renew_invitation(
+        &self,
+        org: OrgId,
+        id: Uuid,
+        token_hash: &[u8],
+        expires_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> Result<PendingOutcome, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let mut outcome = pending_in::<D>(&mut tx, org, id, now, true).await?;
+        if let PendingOutcome::Found(invitation) = &mut outcome {
+            D::query("UPDATE invitations SET token_hash = $2, expires_at = $3 WHERE id = $1")
+                .bind(id)
+                .bind(token_hash)
+                .bind(expires_at)
+                .execute(&mut *tx)
+                .await?;
+            invitation.expires_at = expires_at;
+        }
+        tx.commit().await?;
+        Ok(outcome)
     }
 
     async fn accept_invitation(
@@ -336,7 +453,7 @@ impl<D: Dialect> InviteStore for SqlStore<D> {
                 .await?
                     == 1;
                 D::query(
-                    "UPDATE invitations SET status = 'accepted',
+                    "UPDATE invitations SET status = 'accepted', token_hash = NULL,
                        accepted_at = coalesce(accepted_at, $2), responded_at = coalesce(responded_at, $2)
                      WHERE id = $1",
                 )
@@ -382,7 +499,7 @@ impl<D: Dialect> InviteStore for SqlStore<D> {
             }
             "pending" => {
                 D::query(
-                    "UPDATE invitations SET status = 'declined', responded_at = $2
+                    "UPDATE invitations SET status = 'declined', token_hash = NULL, responded_at = $2
                      WHERE id = $1 AND status = 'pending'",
                 )
                 .bind(id)
