@@ -80,7 +80,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(bodies, 26, "JSON request bodies of the dashboard API");
+        assert_eq!(bodies, 27, "JSON request bodies of the dashboard API");
         for name in ["InviteEntry", "InvitableRole"] {
             assert!(schemas.contains_key(name), "{name} is not registered");
         }
