@@ -60,9 +60,31 @@ function match(pathname) {
   return null;
 }
 
-/** Goes to `path` in the app (pushState), or reloads for paths outside it. */
+/**
+ * `next` (a sign-in's `?next=`, say) as the path to go to: honoured only
+ * when the browser's own URL parsing puts it on this origin and on a page of
+ * the app; anything else (`//host`, `/\host`, `/%09/host`, another scheme)
+ * gives `fallback`.
+ */
+export function safeNext(next, fallback = '/videos') {
+  if (typeof next !== 'string' || !next) return fallback;
+  let url;
+  try {
+    url = new URL(next, location.origin);
+  } catch (_) {
+    return fallback;
+  }
+  if (url.origin !== location.origin || !match(url.pathname)) return fallback;
+  return url.pathname + url.search + url.hash;
+}
+
+/** Goes to `path` in the app (pushState), or loads paths outside it from the server. */
 export function navigate(path, { replace = false } = {}) {
   const url = new URL(path, location.origin);
+  if (url.origin !== location.origin) {
+    navigate('/videos', { replace });
+    return;
+  }
   if (!match(url.pathname) && url.pathname !== '/') {
     location.assign(url.href);
     return;
@@ -77,8 +99,7 @@ export async function afterSignIn(data, next) {
   session.user = data.user;
   session.csrf = data.csrf_token;
   await startSignedIn();
-  const safe = next && next.startsWith('/') && !next.startsWith('//') ? next : '/videos';
-  navigate(safe, { replace: true });
+  navigate(safeNext(next), { replace: true });
 }
 
 async function startSignedIn() {
