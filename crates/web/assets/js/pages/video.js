@@ -62,7 +62,7 @@ function overTime(v) {
       lineChart({
         title: t('video.chart_over_time', { metric: metricLabel(m) }),
         description: points.length
-          ? t('video.chart_over_time_desc', { count: points.length, metric: metricLabel(m), value: num(last.value) })
+          ? t('video.readings_summary', { count: points.length, metric: metricLabel(m), value: num(last.value) })
           : t('chart.no_data'),
         points,
       }),
@@ -106,7 +106,7 @@ function daily(stats) {
     fill(chartSlot, 
       barChart({
         title: t('video.chart_daily', { metric: label }),
-        description: points.length ? t('chart.daily_desc', { days: points.length, total: num(total), metric: label }) : t('chart.no_data'),
+        description: points.length ? t('chart.daily_summary', { count: points.length, total: num(total), metric: label }) : t('chart.no_data'),
         points,
       }),
     );

@@ -255,7 +255,7 @@ export default async function videos(main, params, query, ctx) {
     state.order,
     { id: 'video-order' },
   );
-  const period = select(PERIODS.map((d) => [d, t('videos.period_days', { days: d })]), state.period, { id: 'video-period' });
+  const period = select(PERIODS.map((d) => [d, t('videos.period', { count: d })]), state.period, { id: 'video-period' });
   const pageSize = select(PAGE_SIZES.map((n) => [n, String(n)]), state.limit, { id: 'video-limit' });
   const filters = h(
     'form',
