@@ -230,7 +230,7 @@ export async function render() {
   }
   const found = match(pathname);
   if (!found) {
-    location.reload();
+    renderNotFound();
     return;
   }
   const { route, params } = found;
@@ -255,6 +255,19 @@ export async function render() {
     if (seq !== renderSeq) return;
     fill(main, h('h1', null, t('error.page_title')), errorBox(e));
   }
+}
+
+/** The page of an address the app does not have (the server answered it 404). */
+function renderNotFound() {
+  renderHeader(null);
+  const home = session.user ? ['/videos', t('notfound.to_videos')] : ['/sign-in', t('notfound.to_sign_in')];
+  fill(
+    main,
+    h('h1', null, t('notfound.title')),
+    h('p', null, t('notfound.text')),
+    h('p', null, h('a', { href: home[0], class: 'btn btn-primary' }, home[1])),
+  );
+  setTitle(t('notfound.title'));
 }
 
 /** A form that registers a first organization; the caller becomes its admin. */
@@ -311,7 +324,10 @@ async function start() {
   const found = match(location.pathname);
   if (found) PAGES[found.route.page]().catch(() => {});
   try {
-    const data = await loadSession();
+    // The server marks the page of a browser without a session cookie: it
+    // is signed out, and asking for its session would only be refused.
+    const signedOut = document.querySelector('meta[name="vidpulse-session"]')?.content === 'none';
+    const data = signedOut ? null : await loadSession();
     if (data) await startSignedIn();
     else await setLanguage(navigator.language);
   } catch (e) {
