@@ -411,17 +411,28 @@ try {
 
   await journey('bulk campaign and tags on the selected videos', async () => {
     await visit('/videos');
-    await page.getByLabel('Select all videos on this page').check();
-    await page.getByText('3 selected').waitFor();
-    await page.getByLabel('Campaign for the selected').fill('Summer launch');
-    await page.getByRole('button', { name: 'Set campaign' }).click();
-    await waitFor('three results', async () => (await page.locator('.bulk-log li.ok').count()) === 3);
-    await settled();
-    await page.getByLabel('Select all videos on this page').check();
-    await page.getByLabel('Tags for the selected').fill('launch');
-    await page.getByRole('button', { name: 'Add tags' }).click();
-    await waitFor('three results', async () => (await page.locator('.bulk-log li.ok').count()) === 3);
-    await settled();
+    // Each bulk edit is one batch request, answered by one result line.
+    const edits = [];
+    const onRequest = (r) => {
+      if (r.method() === 'PATCH') edits.push(new URL(r.url()).pathname);
+    };
+    page.on('request', onRequest);
+    try {
+      await page.getByLabel('Select all videos on this page').check();
+      await page.getByText('3 selected').waitFor();
+      await page.getByLabel('Campaign for the selected').fill('Summer launch');
+      await page.getByRole('button', { name: 'Set campaign' }).click();
+      await page.locator('.bulk-result.ok', { hasText: 'Campaign set to “Summer launch” on 3 videos.' }).waitFor();
+      await settled();
+      await page.getByLabel('Select all videos on this page').check();
+      await page.getByLabel('Tags for the selected').fill('launch');
+      await page.getByRole('button', { name: 'Add tags' }).click();
+      await page.locator('.bulk-result.ok', { hasText: 'Tags added to 3 videos: launch.' }).waitFor();
+      await settled();
+    } finally {
+      page.off('request', onRequest);
+    }
+    expect(edits.length === 2 && edits.every((p) => p === '/dashboard/videos/batch'), `one batch request per edit: ${edits}`);
     const campaigns = await page.locator('table.table tbody tr td:nth-child(10)').allTextContents();
     expect(campaigns.length === 3 && campaigns.every((c) => c === 'Summer launch'), `campaigns: ${campaigns}`);
   });
@@ -703,6 +714,255 @@ try {
     await shot('campaigns-de');
     await visit('/usage');
     await shot('usage-de');
+  });
+
+  // ---- issue 35: links that lead away, phones, plurals, not-found, signed-out
+  // pages, video actions, CSV cells.
+
+  /** Signs the browser out for `fn` (cookies and stored state gone), then back in as it was. */
+  async function signedOut(fn) {
+    const saved = await context.cookies();
+    const org = await page.evaluate(() => localStorage.getItem('vidpulse.organization'));
+    await context.clearCookies();
+    await page.evaluate(() => localStorage.clear());
+    try {
+      await fn();
+    } finally {
+      await context.clearCookies();
+      await context.addCookies(saved);
+      await page.evaluate((id) => localStorage.setItem('vidpulse.organization', id), org);
+    }
+  }
+
+  /** The pages of the app, signed in: [name, path]. */
+  async function signedInPages() {
+    await visit('/videos');
+    const href = await page.locator('a.title-link').first().getAttribute('href');
+    return [
+      ['videos', '/videos'],
+      ['video', href],
+      ['campaigns', '/campaigns'],
+      ['creators', '/creators'],
+      ['team', '/team'],
+      ['settings', '/settings'],
+      ['usage', '/usage'],
+      ['not-found-signed-in', '/no-such-page'],
+    ];
+  }
+
+  /** A fresh invitation's link, for the signed-out invitation page. */
+  async function freshInvitation(email) {
+    const sent = await apiFetch('POST', '/organizations/team/invite', { invites: [{ email, role: 'viewer' }] });
+    expect(sent.status === 200, `invite: ${JSON.stringify(sent.body)}`);
+    return new URL(await linkFromOutbox('/invitations/', email));
+  }
+
+  const EVIL = ['/%5Cevil.example/x', '/%09/evil.example/x', '/%5C%5Cevil.example/x', encodeURIComponent('//evil.example'), encodeURIComponent('https://evil.example'), encodeURIComponent('javascript:window.__evil=1')];
+
+  await journey('next never leads away from the app', async () => {
+    // The journeys below read the app in English.
+    await apiFetch('PUT', '/organizations/user/language', { language: 'en' });
+    // Signed in: the sign-in page goes on to `next` at once.
+    for (const next of EVIL) {
+      await visit(`/sign-in?next=${next}`);
+      await page.waitForURL(`${base}/videos`);
+      await sleep(300);
+      expect(new URL(page.url()).origin === base, `next=${next} led to ${page.url()}`);
+      expect(!(await page.evaluate(() => window.__evil)), `next=${next} ran script`);
+    }
+    // A page of the app is still honoured.
+    await visit(`/sign-in?next=${encodeURIComponent('/usage?x=1')}`);
+    await page.waitForURL(`${base}/usage?x=1`);
+    // Signed out: through the form, and through the old address's redirect
+    // (the issue's three payloads: sign-in attempts are throttled per address).
+    await signedOut(async () => {
+      for (const [i, next] of EVIL.slice(0, 3).entries()) {
+        await visit(i % 2 ? `/login?next=${next}` : `/sign-in?next=${next}`);
+        await page.getByLabel('E-mail').fill(OWNER);
+        await page.getByLabel('Password').fill(PASSWORD);
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.waitForURL(`${base}/videos`);
+        await settled();
+        await sleep(300);
+        expect(new URL(page.url()).origin === base, `sign-in with next=${next} led to ${page.url()}`);
+        await context.clearCookies();
+      }
+    });
+  });
+
+  await journey('phone width: no page scrolls sideways', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const wide = [];
+    const check = async (name, url) => {
+      await visit(url);
+      await sleep(200);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      if (overflow > 1) wide.push(`${name} (${url}) by ${overflow}px`);
+      await shot(`phone-${name}`);
+    };
+    try {
+      for (const [name, url] of await signedInPages()) await check(name, url);
+      const invite = await freshInvitation('phone@example.test');
+      await signedOut(async () => {
+        for (const [name, url] of [
+          ['sign-in', '/sign-in'],
+          ['forgot', '/forgot-password'],
+          ['set-password', '/set-password?token=0000'],
+          ['set-password-no-token', '/set-password'],
+          ['invitation', invite.pathname + invite.search],
+          ['not-found', '/no-such-page'],
+        ]) {
+          await check(name, url);
+        }
+      });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+    expect(!wide.length, `pages wider than a 390px phone: ${wide.join('; ')}`);
+  });
+
+  await journey('plurals follow the language', async () => {
+    await visit('/videos');
+    const periods = await page.getByLabel('Gain over').locator('option').allTextContents();
+    expect(periods.join('|') === '1 day|7 days|30 days', `periods: ${periods}`);
+    const said = async (lang) =>
+      page.evaluate(async (l) => {
+        const i18n = await import('/assets/js/i18n.js');
+        await i18n.setLanguage(l);
+        const out = [1, 2, 1000].map((count) => i18n.t('chart.daily_summary', { count, total: '5', metric: 'Views' }));
+        out.push(i18n.t('error.retry_in', { count: 1 }), i18n.t('videos.batch_campaign_done', { count: 1, campaign: 'X' }));
+        return out;
+      }, lang);
+    const en = await said('en');
+    expect(en[0].startsWith('1 day shown') && en[1].startsWith('2 days shown') && en[2].startsWith('1,000 days shown'), `en: ${en}`);
+    expect(en[3].endsWith('in 1 second.') && en[4] === 'Campaign set to “X” on 1 video.', `en: ${en}`);
+    const de = await said('de');
+    expect(de[0].startsWith('1 Tag;') && de[1].startsWith('2 Tage;') && de[2].startsWith('1.000 Tage;'), `de: ${de}`);
+    expect(de[3].includes('in 1 Sekunde') && de[4] === 'Kampagne „X“ für 1 Video gesetzt.', `de: ${de}`);
+    // German, through the app: the period list.
+    await apiFetch('PUT', '/organizations/user/language', { language: 'de' });
+    try {
+      await visit('/videos');
+      const tage = await page.getByLabel('Zuwachs über').locator('option').allTextContents();
+      expect(tage.join('|') === '1 Tag|7 Tage|30 Tage', `German periods: ${tage}`);
+    } finally {
+      await apiFetch('PUT', '/organizations/user/language', { language: 'en' });
+    }
+  });
+
+  await journey('an unknown address shows the not-found page', async () => {
+    const response = await page.goto(`${base}/no-such-page?x=1`);
+    await settled();
+    expect(response.status() === 404, `status ${response.status()}`);
+    expect((await heading()) === 'Page not found', `heading: ${await heading()}`);
+    expect((await page.title()).startsWith('Page not found'), `title: ${await page.title()}`);
+    await checkA11y('not found');
+    await shot('not-found');
+    await page.getByRole('link', { name: 'Go to the videos' }).click();
+    await page.waitForURL(`${base}/videos`);
+    await settled();
+    // A link inside the app to an unknown page: the same page, no reload loop.
+    await page.evaluate(async () => (await import('/assets/js/app.js')).navigate('/nowhere/at/all'));
+    await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+    // API clients still get JSON.
+    const api = await apiFetch('GET', '/no-such-page');
+    expect(api.status === 404 && api.body?.error?.code === 'NOT_FOUND', `API client: ${JSON.stringify(api)}`);
+  });
+
+  await journey('signed-out pages log nothing to the console', async () => {
+    const invite = await freshInvitation('quiet@example.test');
+    await signedOut(async () => {
+      for (const url of ['/sign-in', '/forgot-password', '/set-password?token=0000', '/set-password', invite.pathname + invite.search, '/no-such-page', '/team']) {
+        const messages = [];
+        const onConsole = (m) => messages.push(m);
+        page.on('console', onConsole);
+        try {
+          await page.goto(`${base}${url}`);
+          await settled();
+          await sleep(500);
+        } finally {
+          page.off('console', onConsole);
+        }
+        const target = `${base}${url}`;
+        // The browser reports the not-found page's own status 404: that is
+        // the answer the address must have, not an error of the page.
+        const logged = messages.filter(
+          (m) => !(url === '/no-such-page' && /status of 404/.test(m.text()) && m.location().url === target),
+        );
+        expect(!logged.length, `${url}: ${logged.map((m) => `${m.type()}: ${m.text()} (${m.location().url})`).join('; ')}`);
+      }
+    });
+  });
+
+  await journey('refresh a video now and untrack one', async () => {
+    // A fourth video, to untrack.
+    const tracked = await apiFetch('POST', '/dashboard/videos/track', { urls: ['https://www.youtube.com/watch?v=untrack0001'] });
+    expect(tracked.status === 200, `track: ${JSON.stringify(tracked.body)}`);
+    const id = tracked.body.data.results[0].video_id;
+    await waitFor('its title', async () => {
+      const v = await apiFetch('GET', `/dashboard/videos/${id}`);
+      return v.body?.data?.data?.title || v.body?.data?.title;
+    }, 30000, 1000);
+    const record = await apiFetch('GET', `/dashboard/videos/${id}`);
+    const name = (record.body.data.data || record.body.data).title;
+    await visit('/videos');
+    // Read it now: its scheduled read is recent, so that reading answers, free;
+    // asked again within the cooldown, the API's refusal is told plainly.
+    await page.getByRole('button', { name: `Refresh now: “${name}”` }).click();
+    await page.locator('.action-status .alert-ok', { hasText: `“${name}” was read at` }).waitFor();
+    await page.getByRole('button', { name: `Refresh now: “${name}”` }).click();
+    await page.locator('.action-status .alert-error', { hasText: /refreshed for your organization moments ago: ask again in \d+ seconds\./ }).waitFor();
+    await checkA11y('videos with row actions');
+    // Untrack, after a confirm that names it.
+    const asked = [];
+    const onDialog = (d) => asked.push(d.message());
+    page.on('dialog', onDialog);
+    try {
+      await page.getByRole('button', { name: `Untrack: “${name}”` }).click();
+      await page.locator('.action-status .alert-ok', { hasText: `“${name}” is no longer tracked.` }).waitFor();
+    } finally {
+      page.off('dialog', onDialog);
+    }
+    expect(asked.length === 1 && asked[0].includes(name), `confirm: ${asked}`);
+    await settled();
+    expect((await page.getByRole('link', { name }).count()) === 0, 'the untracked video left the list');
+    const gone = await apiFetch('GET', `/dashboard/videos/${id}`);
+    expect(gone.status === 404, `untracked video answers ${gone.status}`);
+    // The video page has the same actions.
+    await page.locator('a.title-link').first().click();
+    await page.waitForURL(/\/videos\/[0-9a-f-]{36}$/);
+    await settled();
+    await page.getByRole('button', { name: /^Refresh now: “.*”$/ }).waitFor();
+    await page.getByRole('button', { name: /^Untrack: “.*”$/ }).waitFor();
+  });
+
+  await journey('CSV cells a spreadsheet would run stay text', async () => {
+    const listed = await apiFetch('GET', '/dashboard/videos?limit=100');
+    const ids = listed.body.data.data.map((v) => v.video_id);
+    const edit = await apiFetch('PATCH', '/dashboard/videos/batch', { video_ids: ids, campaign: '-launch', tags: ['=1+2'] });
+    expect(edit.status === 200, `batch: ${JSON.stringify(edit.body)}`);
+    await visit('/videos');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /^Download CSV/ }).first().click()]);
+    const lines = (await readFile(await download.path(), 'utf8')).slice(1).trim().split('\r\n');
+    const rows = lines.slice(1).map((l) => l.match(/("([^"]|"")*"|[^,]*)(,|$)/g).map((c) => c.replace(/,$/, '').replace(/^"|"$/g, '').replace(/""/g, '"')));
+    const header = lines[0].split(',');
+    const at = (name) => header.indexOf(name);
+    expect(rows.length === ids.length, `rows: ${lines.length}`);
+    for (const row of rows) {
+      expect(row[at('Campaign')] === "'-launch", `campaign cell: ${row[at('Campaign')]}`);
+      expect(row[at('Tags')].startsWith("'=1+2"), `tags cell: ${row[at('Tags')]}`);
+      for (const column of ['Views', 'Likes', 'Comments']) {
+        expect(/^(\d[\d,]*|–)$/.test(row[at(column)]), `${column} stays a number: ${row[at(column)]}`);
+      }
+      const gained = row[header.findIndex((h) => h.startsWith('Views gained'))];
+      expect(/^([+-]?\d[\d,]*|–)$/.test(gained), `a gain stays a number: ${gained}`);
+    }
+    // The rule itself, as the server's exports apply it.
+    const cells = await page.evaluate(async () => {
+      const { toCsv, Figure } = await import('/assets/js/csv.js');
+      return toCsv([], [[new Figure('-1,234'), new Figure('-5'), -7, '-5', '=1+1', '+1', '@SUM(A1)', '\tx', '\rx', 'a=b', new Figure('=1+1')]]);
+    });
+    expect(cells === '\r\n"-1,234",-5,-7,\'-5,\'=1+1,\'+1,\'@SUM(A1),\'\tx,"\'\rx",a=b,\'=1+1\r\n', `cells: ${JSON.stringify(cells)}`);
   });
 
   await journey('no console errors or CSP violations', async () => {

@@ -3,7 +3,7 @@
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -60,8 +60,11 @@ pub fn openapi_document() -> utoipa::openapi::OpenApi {
     routes_and_document().1
 }
 
-async fn not_found() -> ApiError {
-    ApiError::not_found("No such endpoint")
+/// An unknown path: the web app's not-found page for a browser opening a
+/// page (`vidpulse_web::not_found_page`), else 404 `NOT_FOUND`.
+async fn not_found(method: Method, uri: Uri, headers: HeaderMap) -> Response {
+    vidpulse_web::not_found_page(&method, uri.path(), &headers)
+        .unwrap_or_else(|| ApiError::not_found("No such endpoint").into_response())
 }
 
 async fn method_not_allowed() -> ApiError {
@@ -90,5 +93,29 @@ mod tests {
     #[test]
     fn the_openapi_document_changes_only_on_purpose() {
         insta::assert_json_snapshot!("openapi", super::openapi_document());
+    }
+
+    /// Every path of the interfaces is one the web app leaves to the API:
+    /// an unknown path under it is the JSON 404, never the app's page.
+    #[test]
+    fn every_api_path_is_outside_the_app() {
+        let document = super::openapi_document();
+        for path in document.paths.paths.keys() {
+            assert!(
+                vidpulse_web::API_PREFIXES.iter().any(|prefix| path
+                    .strip_prefix(prefix)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))),
+                "{path} is under none of vidpulse_web::API_PREFIXES"
+            );
+        }
+    }
+
+    /// The web app knows a signed-out browser by the session cookie's name.
+    #[test]
+    fn the_app_knows_the_session_cookie() {
+        assert_eq!(
+            vidpulse_web::SESSION_COOKIE,
+            crate::sign_in::session::COOKIE
+        );
     }
 }

@@ -7,7 +7,24 @@ use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt;
 use tower::ServiceExt;
 
-use super::{Assets, CSP, PAGES, router};
+use super::{Assets, CSP, PAGES, not_found_page, router};
+
+/// What Chromium sends when it opens a page.
+const BROWSER_ACCEPT: &str = "text/html,application/xhtml+xml,application/xml;q=0.9,\
+    image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7";
+
+/// `index.html` as a request without a session cookie gets it.
+fn signed_out_index() -> Vec<u8> {
+    let index = String::from_utf8(Assets::get("index.html").unwrap().data.into_owned()).unwrap();
+    let marker = r#"<meta name="vidpulse-session" content="unknown">"#;
+    assert!(
+        index.contains(marker),
+        "index.html lacks its session marker"
+    );
+    index
+        .replace(marker, r#"<meta name="vidpulse-session" content="none">"#)
+        .into_bytes()
+}
 
 async fn get(path: &str, headers: &[(&str, &str)]) -> axum::response::Response {
     let mut request = Request::get(path);
@@ -52,15 +69,136 @@ async fn every_page_path_answers_the_app_page() {
         let path = path
             .replace("{id}", "0195f3a2-0000-7000-8000-000000000001")
             .to_string();
-        let response = get(&path, &[]).await;
+        let response = get(&path, &[("cookie", "lang=de; vidpulse_session=abc")]).await;
         assert_eq!(response.status(), StatusCode::OK, "{path}");
         assert_eq!(
             header(&response, "content-type"),
             "text/html; charset=utf-8"
         );
         assert_eq!(header(&response, "cache-control"), "no-cache");
+        assert_eq!(header(&response, "vary"), "cookie");
         assert_security_headers(&response);
         assert_eq!(body(response).await, index, "{path}");
+    }
+}
+
+/// A browser without a session cookie is signed out: its page says so, and
+/// the app does not ask for a session (a 401 that browsers log as an error).
+#[tokio::test]
+async fn the_page_tells_a_browser_without_a_session_cookie_it_is_signed_out() {
+    let signed_in = get("/sign-in", &[("cookie", "vidpulse_session=abc")]).await;
+    let signed_in_tag = header(&signed_in, "etag").to_owned();
+    for cookie in [None, Some("lang=de"), Some("vidpulse_session=; x=1")] {
+        let headers: Vec<(&str, &str)> = cookie.map(|c| ("cookie", c)).into_iter().collect();
+        let response = get("/sign-in", &headers).await;
+        assert_eq!(response.status(), StatusCode::OK, "{cookie:?}");
+        assert_security_headers(&response);
+        let tag = header(&response, "etag").to_owned();
+        assert_ne!(tag, signed_in_tag, "each variant has its own tag");
+        assert_eq!(body(response).await, signed_out_index(), "{cookie:?}");
+        let mut again = headers.clone();
+        again.push(("if-none-match", &tag));
+        let cached = get("/sign-in", &again).await;
+        assert_eq!(cached.status(), StatusCode::NOT_MODIFIED, "{cookie:?}");
+        let mut other = headers.clone();
+        other.push(("if-none-match", &signed_in_tag));
+        assert_eq!(get("/sign-in", &other).await.status(), StatusCode::OK);
+    }
+}
+
+fn request_headers(pairs: &[(&str, &str)]) -> axum::http::HeaderMap {
+    let mut headers = axum::http::HeaderMap::new();
+    for (name, value) in pairs {
+        headers.append(
+            axum::http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+            value.parse().unwrap(),
+        );
+    }
+    headers
+}
+
+#[tokio::test]
+async fn a_browser_opening_an_unknown_page_gets_the_app_with_404() {
+    use axum::http::Method;
+    for path in [
+        "/nope",
+        "/videos/a/b",
+        "/login/x",
+        "/index.html",
+        "/v1x",
+        "/docsx/y",
+    ] {
+        for method in [Method::GET, Method::HEAD] {
+            let headers = request_headers(&[("accept", BROWSER_ACCEPT), ("if-none-match", "*")]);
+            let response = not_found_page(&method, path, &headers)
+                .unwrap_or_else(|| panic!("{method} {path} left to the API"));
+            assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+            assert_eq!(
+                header(&response, "content-type"),
+                "text/html; charset=utf-8"
+            );
+            assert_security_headers(&response);
+            if method == Method::GET {
+                assert_eq!(body(response).await, signed_out_index(), "{path}");
+            }
+        }
+    }
+    let only_html = request_headers(&[("accept", "text/html")]);
+    assert!(not_found_page(&Method::GET, "/nope", &only_html).is_some());
+}
+
+#[test]
+fn api_clients_and_api_paths_keep_the_json_404() {
+    use axum::http::Method;
+    let browser = request_headers(&[("accept", BROWSER_ACCEPT)]);
+    for path in [
+        "/v1",
+        "/v1/nothing",
+        "/auth/nope",
+        "/organizations/x",
+        "/dashboard/nope",
+        "/blogger/x",
+        "/analytics/x",
+        "/tags/x",
+        "/files/x.png",
+        "/openapi.json",
+        "/docs/x",
+        "/healthz/x",
+        "/readyz/x",
+        "/metrics/x",
+        "/assets/x.js",
+    ] {
+        assert!(
+            not_found_page(&Method::GET, path, &browser).is_none(),
+            "{path} answered the app"
+        );
+    }
+    for accept in [
+        None,
+        Some("*/*"),
+        Some("application/json"),
+        Some("application/json, text/html"),
+        Some("text/html;q=0.5, application/json"),
+        Some("text/html;q=0.5, */*"),
+        Some("text/html;q=0"),
+        Some("image/png"),
+    ] {
+        let headers = request_headers(
+            &accept
+                .map(|a| ("accept", a))
+                .into_iter()
+                .collect::<Vec<_>>(),
+        );
+        assert!(
+            not_found_page(&Method::GET, "/nope", &headers).is_none(),
+            "Accept {accept:?} answered the app"
+        );
+    }
+    for method in [Method::POST, Method::PUT, Method::DELETE, Method::PATCH] {
+        assert!(
+            not_found_page(&method, "/nope", &browser).is_none(),
+            "{method}"
+        );
     }
 }
 
@@ -176,11 +314,31 @@ fn the_page_has_no_inline_script_or_style() {
     assert!(!index.contains("http://") && !index.contains("https://"));
 }
 
+/// The plural categories English and German have (`Intl.PluralRules`).
+const PLURAL_FORMS: [&str; 2] = ["one", "other"];
+
+/// The keys of a catalog; each message is a text, or a text per plural
+/// category (picked for `{count}`).
 fn catalog(language: &str) -> BTreeSet<String> {
     let file = Assets::get(&format!("i18n/{language}.json")).unwrap();
     let json: serde_json::Value = serde_json::from_slice(&file.data).unwrap();
     let object = json.as_object().unwrap();
     for (key, value) in object {
+        if let Some(forms) = value.as_object() {
+            let categories: BTreeSet<&str> = forms.keys().map(String::as_str).collect();
+            assert_eq!(
+                categories,
+                PLURAL_FORMS.into_iter().collect(),
+                "{language}: {key} needs exactly the forms {PLURAL_FORMS:?}"
+            );
+            for (category, text) in forms {
+                let text = text
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{language}: {key}.{category}"));
+                assert!(!text.trim().is_empty(), "{language}: {key}.{category}");
+            }
+            continue;
+        }
         let text = value
             .as_str()
             .unwrap_or_else(|| panic!("{language}: {key}"));

@@ -1,8 +1,10 @@
 //! The organization's videos in the dashboard API (docs/api.md, "In the
-//! dashboard"): the listing, tracking links, the single read, the PATCH, the
-//! usage report and creator jobs, each with the rules, limits and credits
-//! of its public counterpart, for a signed-in member instead of an API key.
-//! Errors come in the nested envelope.
+//! dashboard"): the listing, tracking links, the single read, the PATCH and
+//! its batch, untracking, reading now, the usage report and creator jobs,
+//! each with the rules, limits and credits of its public counterpart (the
+//! same code), for a signed-in member instead of an API key. Errors come in
+//! the nested envelope; a video the organization does not have is 404
+//! `NOT_FOUND`.
 
 use axum::Json;
 use axum::extract::State;
@@ -18,7 +20,7 @@ use vidpulse_store::VideoLookup;
 use crate::auth::require_paid_plan;
 use crate::dashboard::access::OrgAuth;
 use crate::envelope::{Envelope, Meta, ok};
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::extract::{JsonBody, PathParam, Query};
 use crate::input::List;
 use crate::middleware::RequestContext;
@@ -26,8 +28,9 @@ use crate::state::AppState;
 use crate::v1::account::{UsageReport, usage_report};
 use crate::v1::bloggers::{JobView, job_view};
 use crate::v1::videos::{
-    ListParams, OneVideo, PatchRequest, PatchResult, TrackData, TrackRequest, VideoPage,
-    apply_patch, list_page, read_video, track_urls,
+    Batch, BatchPatchRequest, BatchPatchResult, ListParams, OneVideo, PatchRequest, PatchResult,
+    RefreshResult, TrackData, TrackRequest, UntrackResult, VideoPage, apply_patch, list_page,
+    patch_videos, read_video, refresh_video, track_urls, untrack_video,
 };
 
 /// The dashboard's video, usage and job routes.
@@ -35,13 +38,24 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list))
         .routes(routes!(track))
-        .routes(routes!(read, patch))
+        .routes(routes!(patch_batch))
+        .routes(routes!(read, patch, untrack))
+        .routes(routes!(refresh))
         .routes(routes!(usage))
         .routes(routes!(job))
 }
 
 fn not_found() -> ApiError {
     ApiError::not_found("Video not found")
+}
+
+/// A public core's error as the dashboard answers it: its 404
+/// `VIDEO_NOT_FOUND` is `NOT_FOUND` here (message and details kept).
+fn dashboard_error(mut error: ApiError) -> ApiError {
+    if error.code == ErrorCode::VideoNotFound {
+        error.code = ErrorCode::NotFound;
+    }
+    error
 }
 
 /// The video a path names: a UUID, or nothing (404 like an unknown video).
@@ -170,6 +184,102 @@ async fn patch(
         .await?
         .ok_or_else(not_found)?;
     Ok(ok(data, Meta::of(&ctx)))
+}
+
+/// Edits up to 100 videos at once, all or nothing: the body, rules and
+/// answer of `PATCH /v1/videos/batch` (a paid plan). Editors and above.
+#[utoipa::path(
+    patch, path = "/dashboard/videos/batch", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    request_body = BatchPatchRequest,
+    responses(
+        (status = 200, description = "What was written", body = Envelope<BatchPatchResult>),
+        (status = 400, description = "VALIDATION_ERROR with `field`"),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 402, description = "PAID_PLAN_REQUIRED with `upgrade_url`"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+        (status = 404, description = "NOT_FOUND with `not_found`: the ids that name no video of the organization; nothing written"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn patch_batch(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    body: Result<JsonBody<Batch>, ApiError>,
+) -> Result<Json<Envelope<BatchPatchResult>>, ApiError> {
+    auth.require(Role::Editor)?;
+    let org = app
+        .store
+        .organization(auth.org)
+        .await?
+        .ok_or_else(not_found)?;
+    require_paid_plan(org.plan, &app.config.upgrade_url)?;
+    patch_videos(&app, &ctx, auth.org, body)
+        .await
+        .map_err(dashboard_error)
+}
+
+/// Stops tracking a video: what `DELETE /v1/videos/by-id/{video_id}` does
+/// and answers (every plan; credits spent are not refunded). Editors and above.
+#[utoipa::path(
+    delete, path = "/dashboard/videos/{id}", tag = "dashboard",
+    params(
+        ("id" = String, Path, description = "The video's UUID"),
+        ("X-Organization-ID" = Uuid, Header, description = "The organization"),
+    ),
+    responses(
+        (status = 200, description = "The video is no longer tracked", body = Envelope<UntrackResult>),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+        (status = 404, description = "NOT_FOUND"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn untrack(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    path: Result<PathParam, ApiError>,
+) -> Result<Json<Envelope<UntrackResult>>, ApiError> {
+    auth.require(Role::Editor)?;
+    let video = video_of(path)?;
+    untrack_video(&app, &ctx, auth.org, video)
+        .await
+        .map_err(dashboard_error)
+}
+
+/// Reads a video from its platform now: the cooldown, credit (1 for a
+/// fresh read) and answer of `POST /v1/videos/by-id/{video_id}/refresh`
+/// (every plan). Editors and above.
+#[utoipa::path(
+    post, path = "/dashboard/videos/{id}/refresh", tag = "dashboard",
+    params(
+        ("id" = String, Path, description = "The video's UUID"),
+        ("X-Organization-ID" = Uuid, Header, description = "The organization"),
+    ),
+    responses(
+        (status = 200, description = "The video's reading", body = Envelope<RefreshResult>),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+        (status = 404, description = "NOT_FOUND"),
+        (status = 409, description = "TRACKING_ENDED or VIDEO_UNAVAILABLE (removed or private on the platform)"),
+        (status = 429, description = "REFRESH_TOO_SOON, with `Retry-After`"),
+        (status = 502, description = "EXTERNAL_API_ERROR: the platform failed; nothing charged"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn refresh(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    path: Result<PathParam, ApiError>,
+) -> Result<Json<Envelope<RefreshResult>>, ApiError> {
+    auth.require(Role::Editor)?;
+    let video = video_of(path)?;
+    refresh_video(&app, &ctx, auth.org, None, video)
+        .await
+        .map_err(dashboard_error)
 }
 
 /// The organization's requests and credits per day over the last 30 days:

@@ -56,6 +56,51 @@ async fn unknown_paths_and_methods_answer_nested_errors(
     assert_nested_error(&a, 405, "METHOD_NOT_ALLOWED");
 }
 
+/// An unknown path opened in a browser shows the web app's not-found page
+/// (its page, status 404); API clients and API paths keep the JSON 404.
+#[rstest]
+#[tokio::test]
+async fn unknown_pages_opened_in_a_browser_answer_the_app_with_404(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    let open = |path: &'static str, accept: &'static str| {
+        let app = &app;
+        async move {
+            let req = app.client.get(app.url(path)).header("accept", accept);
+            TestApp::answer(req.send().await.unwrap()).await
+        }
+    };
+    for path in ["/no-such-page", "/videos/a/b", "/settings/x"] {
+        let a = open(path, browser).await;
+        assert_eq!(a.status.as_u16(), 404, "{path}");
+        assert_eq!(a.headers["content-type"], "text/html; charset=utf-8");
+        assert!(
+            a.headers["content-security-policy"]
+                .to_str()
+                .unwrap()
+                .contains("frame-ancestors 'none'")
+        );
+        assert!(!a.request_id().is_empty());
+        let page = a.body.as_str().unwrap();
+        assert!(page.contains("/assets/js/app.js"), "{path}: {page}");
+    }
+    for (path, accept) in [
+        ("/no-such-page", "application/json"),
+        ("/no-such-page", "*/*"),
+        ("/v1/nothing", browser),
+        ("/auth/nothing", browser),
+        ("/dashboard/nothing", browser),
+    ] {
+        assert_nested_error(&open(path, accept).await, 404, "NOT_FOUND");
+    }
+    // An unknown asset is the web app's own JSON 404.
+    let asset = open("/assets/nothing.js", browser).await;
+    assert_eq!(asset.status.as_u16(), 404);
+    assert_eq!(asset.body["error"]["code"], "NOT_FOUND");
+}
+
 #[rstest]
 #[tokio::test]
 async fn the_openapi_document_lists_every_endpoint(

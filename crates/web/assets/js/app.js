@@ -60,9 +60,31 @@ function match(pathname) {
   return null;
 }
 
-/** Goes to `path` in the app (pushState), or reloads for paths outside it. */
+/**
+ * `next` (a sign-in's `?next=`, say) as the path to go to: honoured only
+ * when the browser's own URL parsing puts it on this origin and on a page of
+ * the app; anything else (`//host`, `/\host`, `/%09/host`, another scheme)
+ * gives `fallback`.
+ */
+export function safeNext(next, fallback = '/videos') {
+  if (typeof next !== 'string' || !next) return fallback;
+  let url;
+  try {
+    url = new URL(next, location.origin);
+  } catch (_) {
+    return fallback;
+  }
+  if (url.origin !== location.origin || !match(url.pathname)) return fallback;
+  return url.pathname + url.search + url.hash;
+}
+
+/** Goes to `path` in the app (pushState), or loads paths outside it from the server. */
 export function navigate(path, { replace = false } = {}) {
   const url = new URL(path, location.origin);
+  if (url.origin !== location.origin) {
+    navigate('/videos', { replace });
+    return;
+  }
   if (!match(url.pathname) && url.pathname !== '/') {
     location.assign(url.href);
     return;
@@ -77,8 +99,7 @@ export async function afterSignIn(data, next) {
   session.user = data.user;
   session.csrf = data.csrf_token;
   await startSignedIn();
-  const safe = next && next.startsWith('/') && !next.startsWith('//') ? next : '/videos';
-  navigate(safe, { replace: true });
+  navigate(safeNext(next), { replace: true });
 }
 
 async function startSignedIn() {
@@ -209,7 +230,7 @@ export async function render() {
   }
   const found = match(pathname);
   if (!found) {
-    location.reload();
+    renderNotFound();
     return;
   }
   const { route, params } = found;
@@ -234,6 +255,19 @@ export async function render() {
     if (seq !== renderSeq) return;
     fill(main, h('h1', null, t('error.page_title')), errorBox(e));
   }
+}
+
+/** The page of an address the app does not have (the server answered it 404). */
+function renderNotFound() {
+  renderHeader(null);
+  const home = session.user ? ['/videos', t('notfound.to_videos')] : ['/sign-in', t('notfound.to_sign_in')];
+  fill(
+    main,
+    h('h1', null, t('notfound.title')),
+    h('p', null, t('notfound.text')),
+    h('p', null, h('a', { href: home[0], class: 'btn btn-primary' }, home[1])),
+  );
+  setTitle(t('notfound.title'));
 }
 
 /** A form that registers a first organization; the caller becomes its admin. */
@@ -290,7 +324,10 @@ async function start() {
   const found = match(location.pathname);
   if (found) PAGES[found.route.page]().catch(() => {});
   try {
-    const data = await loadSession();
+    // The server marks the page of a browser without a session cookie: it
+    // is signed out, and asking for its session would only be refused.
+    const signedOut = document.querySelector('meta[name="vidpulse-session"]')?.content === 'none';
+    const data = signedOut ? null : await loadSession();
     if (data) await startSignedIn();
     else await setLanguage(navigator.language);
   } catch (e) {

@@ -75,7 +75,7 @@ export function errorText(e) {
   if (e.code === 'NETWORK') return t('error.network');
   if (e.status === 429) {
     const after = e.headers && e.headers.get && e.headers.get('Retry-After');
-    return after ? t('error.too_many_retry', { seconds: after }) : t('error.too_many');
+    return after ? t('error.retry_in', { count: Number(after) }) : t('error.too_many');
   }
   if (e.status === 402) return t('error.paid_plan');
   if (e.status === 403 && e.code === 'INSUFFICIENT_PERMISSIONS') return t('error.forbidden');

@@ -1,5 +1,8 @@
 // Message catalogs and formatting for the user's language.
 // Every visible string comes from assets/i18n/<lang>.json through t(), keyed.
+// A message that counts something has a form per plural category of its
+// language (`{"one": "{count} day", "other": "{count} days"}`), picked by
+// Intl.PluralRules for `count`.
 
 const SUPPORTED = ['en', 'de'];
 let messages = {};
@@ -32,11 +35,30 @@ export function language() {
   return current;
 }
 
-/** The message `key`, with `{name}` placeholders filled from `vars`. */
+const pluralRules = new Map();
+/** The plural category (`one`, `other`, …) of `count` in the current language. */
+export function pluralCategory(count) {
+  if (!pluralRules.has(current)) pluralRules.set(current, new Intl.PluralRules(current));
+  return pluralRules.get(current).select(Number(count));
+}
+
+/** The form of a plural message for `count` (its `other` form when it has none for the category). */
+function pluralForm(forms, count) {
+  if (count === undefined || count === null || Number.isNaN(Number(count))) return forms.other;
+  return forms[pluralCategory(count)] ?? forms.other;
+}
+
+/**
+ * The message `key`, with `{name}` placeholders filled from `vars` (numbers
+ * written for the language); a message with plural forms takes the form
+ * for `vars.count`.
+ */
 export function t(key, vars) {
-  let text = messages[key] ?? fallback[key] ?? key;
+  const message = messages[key] ?? fallback[key] ?? key;
+  let text = typeof message === 'object' ? pluralForm(message, vars?.count) : message;
   if (vars) {
-    text = text.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
+    const shown = (value) => (typeof value === 'number' ? numberFormat().format(value) : String(value));
+    text = text.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? shown(vars[name]) : m));
   }
   return text;
 }

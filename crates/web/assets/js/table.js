@@ -1,7 +1,7 @@
 // Tables: caption, sortable headers, a CSV download of what is displayed.
 import { h, nextId } from './dom.js';
 import { t } from './i18n.js';
-import { downloadCsv } from './csv.js';
+import { downloadCsv, Figure } from './csv.js';
 
 /**
  * columns: [{key, label, cell(row) → Node|string, numeric, sortable, csv: false}]
@@ -52,7 +52,11 @@ export function dataTable({ caption, columns, rows, csvName, empty, sort, rowAtt
   return h('div', { class: 'table-block' }, tools, wrap);
 }
 
-/** The table's displayed cells, header first, leaving out columns marked data-csv="no". */
+/**
+ * The table's displayed cells, header first, leaving out columns marked
+ * data-csv="no"; the cells of numeric columns as Figures (numbers stay
+ * numbers in the file).
+ */
 export function tableCells(table) {
   const headers = [...table.tHead.rows[0].cells];
   const keep = headers.map((c) => c.dataset.csv !== 'no');
@@ -67,7 +71,8 @@ export function tableCells(table) {
   const rows = [];
   for (const tr of table.tBodies[0].rows) {
     if (tr.cells.length !== headers.length) continue;
-    rows.push([...tr.cells].filter((_, i) => keep[i]).map(text));
+    const cells = [...tr.cells].map((cell, i) => (headers[i].classList.contains('num') ? new Figure(text(cell)) : text(cell)));
+    rows.push(cells.filter((_, i) => keep[i]));
   }
   return [header, rows];
 }

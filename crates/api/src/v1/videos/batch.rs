@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 use uuid::Uuid;
-use vidpulse_domain::VideoId;
 use vidpulse_domain::patch::VideoPatch;
+use vidpulse_domain::{OrgId, VideoId};
 use vidpulse_store::VideoLookup;
 
 use crate::auth::ApiKeyAuth;
@@ -45,7 +45,7 @@ pub struct BatchPatchRequest {
 }
 
 /// The videos of a parsed batch and its edit.
-pub(super) struct Batch {
+pub(crate) struct Batch {
     /// The videos, as sent (repeats kept: the store edits each once).
     videos: Vec<VideoLookup>,
     /// The edit, checked.
@@ -178,10 +178,22 @@ pub(super) async fn patch_batch(
     body: Result<JsonBody<Batch>, ApiError>,
 ) -> Result<Json<Envelope<BatchPatchResult>>, ApiError> {
     auth.require_paid_plan(&app.config.upgrade_url)?;
+    patch_videos(&app, &ctx, auth.org.id, body).await
+}
+
+/// Applies the batch in `body` to the organization's videos, all or
+/// nothing: the answer of both interfaces (the caller checked who may and
+/// the plan).
+pub(crate) async fn patch_videos(
+    app: &AppState,
+    ctx: &RequestContext,
+    org: OrgId,
+    body: Result<JsonBody<Batch>, ApiError>,
+) -> Result<Json<Envelope<BatchPatchResult>>, ApiError> {
     let Batch { videos, patch } = body?.parse()?;
     let outcomes = match app
         .store
-        .patch_videos(auth.org.id, &videos, &patch, app.clock.now())
+        .patch_videos(org, &videos, &patch, app.clock.now())
         .await?
     {
         Ok(outcomes) => outcomes,
@@ -215,7 +227,7 @@ pub(super) async fn patch_batch(
             .collect(),
         tags_result,
     };
-    Ok(ok(data, Meta::of(&ctx)))
+    Ok(ok(data, Meta::of(ctx)))
 }
 
 /// 404 naming the ids that found no video, each once, as sent.

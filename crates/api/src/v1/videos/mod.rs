@@ -28,6 +28,7 @@ mod track;
 mod untrack;
 
 pub use batch::{BATCH_MAX, BatchPatchRequest, BatchPatchResult, BatchTagsResult, BatchVideo};
+pub(crate) use batch::{Batch, patch_videos};
 pub(crate) use list::list_page;
 pub use list::{ListParams, Pagination, VideoPage};
 pub(crate) use patch::apply_patch;
@@ -35,9 +36,11 @@ pub use patch::{PatchRequest, PatchResult, TagsResultView};
 pub use read::OneVideo;
 pub(crate) use read::read_video;
 pub use refresh::RefreshResult;
+pub(crate) use refresh::refresh_video;
 pub(crate) use track::track_urls;
 pub use track::{MAX_URLS, TrackData, TrackRequest, TrackResult};
 pub use untrack::UntrackResult;
+pub(crate) use untrack::untrack_video;
 
 /// The video routes.
 pub fn router() -> OpenApiRouter<AppState> {

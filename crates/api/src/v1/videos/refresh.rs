@@ -12,7 +12,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
-use vidpulse_domain::VideoId;
+use vidpulse_domain::{ApiKeyId, OrgId, VideoId};
 use vidpulse_platforms::{ReadOutcome, SourceError};
 use vidpulse_store::{Charge, ManualRead, RefreshAsk, RefreshOutcome, RefreshWrite, VideoLookup};
 
@@ -89,7 +89,8 @@ pub(super) async fn refresh_by_id(
         .ok()
         .and_then(|PathParam(p)| Uuid::parse_str(&p).ok())
         .ok_or_else(not_found)?;
-    refresh(&app, &ctx, &auth, VideoLookup::Id(VideoId(id))).await
+    let video = VideoLookup::Id(VideoId(id));
+    refresh_video(&app, &ctx, auth.org.id, Some(auth.key_id), video).await
 }
 
 /// Read a tracked video named by the platform's id now; as by id.
@@ -113,7 +114,8 @@ pub(super) async fn refresh_by_external_id(
     path: Result<PathParam, ApiError>,
 ) -> Result<Json<Envelope<RefreshResult>>, ApiError> {
     let PathParam(external_id) = path.map_err(|_| not_found())?;
-    refresh(&app, &ctx, &auth, VideoLookup::ExternalId(external_id)).await
+    let video = VideoLookup::ExternalId(external_id);
+    refresh_video(&app, &ctx, auth.org.id, Some(auth.key_id), video).await
 }
 
 fn not_found() -> ApiError {
@@ -132,10 +134,14 @@ fn unavailable() -> ApiError {
     )
 }
 
-async fn refresh(
+/// Reads the organization's video `video` names now, with the cooldown's
+/// rules, for the API key `key` (none from the dashboard): the answer of
+/// both interfaces (the caller checked who may).
+pub(crate) async fn refresh_video(
     app: &AppState,
     ctx: &RequestContext,
-    auth: &ApiKeyAuth,
+    org: OrgId,
+    key: Option<ApiKeyId>,
     video: VideoLookup,
 ) -> Result<Json<Envelope<RefreshResult>>, ApiError> {
     let cooldown = app.config.refresh_cooldown;
@@ -144,7 +150,7 @@ async fn refresh(
         let now = app.clock.now();
         match app
             .store
-            .ask_refresh(auth.org.id, &video, now, cooldown, READ_LEASE)
+            .ask_refresh(org, &video, now, cooldown, READ_LEASE)
             .await?
         {
             RefreshAsk::NotFound => return Err(not_found()),
@@ -177,7 +183,7 @@ async fn refresh(
             }
             RefreshAsk::Served { .. } => break false,
             RefreshAsk::Claimed(read) => {
-                read_now(app, ctx, auth, &read).await?;
+                read_now(app, ctx, org, key, &read).await?;
                 break true;
             }
         }
@@ -185,7 +191,7 @@ async fn refresh(
     let now = app.clock.now();
     let record = app
         .store
-        .video(auth.org.id, &video, now)
+        .video(org, &video, now)
         .await?
         .ok_or_else(not_found)?;
     let data = RefreshResult {
@@ -209,7 +215,8 @@ async fn refresh(
 async fn read_now(
     app: &AppState,
     ctx: &RequestContext,
-    auth: &ApiKeyAuth,
+    org: OrgId,
+    key: Option<ApiKeyId>,
     read: &ManualRead,
 ) -> Result<(), ApiError> {
     let due = &read.due;
@@ -255,8 +262,8 @@ async fn read_now(
         next_refresh_at: read.next_refresh_at,
     };
     let charge = Charge {
-        organization_id: auth.org.id,
-        api_key_id: Some(auth.key_id),
+        organization_id: org,
+        api_key_id: key,
         request_id: ctx.id.clone(),
         amount: 1,
         reason: "video_refresh",

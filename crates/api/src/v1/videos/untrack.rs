@@ -8,7 +8,7 @@ use axum::http::StatusCode;
 use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
-use vidpulse_domain::VideoId;
+use vidpulse_domain::{OrgId, VideoId};
 use vidpulse_store::VideoLookup;
 
 use crate::auth::ApiKeyAuth;
@@ -60,7 +60,7 @@ pub(super) async fn untrack_by_id(
         .ok()
         .and_then(|PathParam(p)| Uuid::parse_str(&p).ok())
         .ok_or_else(not_found)?;
-    untrack(&app, &ctx, &auth, VideoLookup::Id(VideoId(id))).await
+    untrack_video(&app, &ctx, auth.org.id, VideoLookup::Id(VideoId(id))).await
 }
 
 /// Stop tracking a video named by the platform's id (the most recently
@@ -82,18 +82,27 @@ pub(super) async fn untrack_by_external_id(
     path: Result<PathParam, ApiError>,
 ) -> Result<Json<Envelope<UntrackResult>>, ApiError> {
     let PathParam(external_id) = path.map_err(|_| not_found())?;
-    untrack(&app, &ctx, &auth, VideoLookup::ExternalId(external_id)).await
+    untrack_video(
+        &app,
+        &ctx,
+        auth.org.id,
+        VideoLookup::ExternalId(external_id),
+    )
+    .await
 }
 
-async fn untrack(
+/// Untracks the organization's video `video` names (the caller checked who
+/// may): the answer of both interfaces, 404 `VIDEO_NOT_FOUND` when the
+/// organization has no such video.
+pub(crate) async fn untrack_video(
     app: &AppState,
     ctx: &RequestContext,
-    auth: &ApiKeyAuth,
+    org: OrgId,
     video: VideoLookup,
 ) -> Result<Json<Envelope<UntrackResult>>, ApiError> {
     let gone = app
         .store
-        .untrack_video(auth.org.id, &video)
+        .untrack_video(org, &video)
         .await?
         .ok_or_else(not_found)?;
     Ok(ok(

@@ -8,7 +8,7 @@ use vidpulse_domain::{Clock, Plan};
 use vidpulse_store::Backend;
 
 use super::{call, member, team};
-use crate::helpers::{TestApp, assert_nested_error, youtube};
+use crate::helpers::{INSTAGRAM, TIKTOK, TestApp, YOUTUBE, assert_nested_error, youtube};
 
 #[rstest]
 #[tokio::test]
@@ -425,4 +425,353 @@ async fn the_listing_filters_by_campaign_creator_and_every_tag(
     )
     .await;
     assert_eq!(dash.body["data"]["pagination"]["total"], 2);
+}
+
+/// The ids of a track answer's results, in order.
+fn tracked_ids(tracked: &serde_json::Value) -> Vec<String> {
+    tracked["data"]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["video_id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// A dashboard request with a raw body of `content_type`.
+async fn call_raw(
+    app: &TestApp,
+    method: Method,
+    path: &str,
+    token: &str,
+    org: &str,
+    content_type: &str,
+    body: &'static str,
+) -> crate::helpers::Answer {
+    let req = app
+        .client
+        .request(method, app.url(path))
+        .bearer_auth(token)
+        .header("X-Organization-ID", org)
+        .header("Content-Type", content_type)
+        .body(body);
+    TestApp::answer(req.send().await.unwrap()).await
+}
+
+#[rstest]
+#[tokio::test]
+async fn editors_untrack_refresh_and_batch_edit_videos_as_the_public_api_does(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let t = team(&app).await;
+    let org = Some(t.org.as_str());
+    let v = tracked_ids(&app.track(&t.key, &[TIKTOK, YOUTUBE, INSTAGRAM]).await);
+    app.run_worker_until_idle().await;
+    let (_, other_key) = app.org_with_key(Plan::Pro).await;
+    let theirs = tracked_ids(&app.track(&other_key, &[&youtube(9)]).await);
+    let read = |id: String| {
+        let (app, viewer, org) = (&app, t.viewer.clone(), t.org.clone());
+        async move {
+            call(
+                app,
+                Method::GET,
+                &format!("/dashboard/videos/{id}"),
+                &viewer,
+                Some(&org),
+                None,
+            )
+            .await
+        }
+    };
+
+    // Viewers read; untracking, reading now and batch edits are for editors.
+    let batch = json!({"video_ids": [v[0], v[1]], "campaign": "Spring", "tags": ["paid"]});
+    for (method, path, body) in [
+        (Method::DELETE, format!("/dashboard/videos/{}", v[2]), None),
+        (
+            Method::POST,
+            format!("/dashboard/videos/{}/refresh", v[0]),
+            None,
+        ),
+        (
+            Method::PATCH,
+            "/dashboard/videos/batch".to_owned(),
+            Some(&batch),
+        ),
+    ] {
+        let a = call(&app, method.clone(), &path, &t.viewer, org, body).await;
+        assert_nested_error(&a, 403, "INSUFFICIENT_PERMISSIONS");
+    }
+    assert_eq!(
+        read(v[2].clone()).await.status,
+        200,
+        "a refused untrack writes nothing"
+    );
+    assert!(read(v[0].clone()).await.body["data"]["data"]["campaign"].is_null());
+
+    // The batch edit: one request, the public batch's answer.
+    let done = call(
+        &app,
+        Method::PATCH,
+        "/dashboard/videos/batch",
+        &t.editor,
+        org,
+        Some(&batch),
+    )
+    .await;
+    assert_eq!(done.status, 200, "{:?}", done.body);
+    assert_eq!(done.body["data"]["updated_count"], 2);
+    assert_eq!(done.body["data"]["applied_fields"], json!(["campaign_tag"]));
+    assert_eq!(
+        done.body["data"]["tags_result"],
+        json!({"attached": ["paid"], "created": ["paid"]})
+    );
+    for id in &v[..2] {
+        let r = read(id.clone()).await;
+        assert_eq!(r.body["data"]["data"]["campaign"], "Spring");
+        assert_eq!(r.body["data"]["data"]["tags"], json!(["paid"]));
+    }
+
+    // Refused batches write nothing.
+    let refusals = [
+        (
+            json!({"video_ids": [v[2], theirs[0]], "campaign": "Summer"}),
+            404,
+            "NOT_FOUND",
+        ),
+        (
+            json!({"video_ids": [v[2], "not-a-uuid"], "campaign": "Summer"}),
+            400,
+            "VALIDATION_ERROR",
+        ),
+        (
+            json!({"video_ids": v[2], "campaign": "Summer"}),
+            400,
+            "VALIDATION_ERROR",
+        ),
+        (
+            json!({"video_ids": [], "campaign": "Summer"}),
+            400,
+            "VALIDATION_ERROR",
+        ),
+        (json!({"campaign": "Summer"}), 400, "VALIDATION_ERROR"),
+        (
+            json!({"video_ids": [v[2]], "budget": "lots"}),
+            400,
+            "VALIDATION_ERROR",
+        ),
+        (
+            json!({"video_ids": [v[2]], "nope": 1}),
+            400,
+            "VALIDATION_ERROR",
+        ),
+        (json!([v[2]]), 400, "VALIDATION_ERROR"),
+    ];
+    for (body, status, code) in refusals {
+        let a = call(
+            &app,
+            Method::PATCH,
+            "/dashboard/videos/batch",
+            &t.editor,
+            org,
+            Some(&body),
+        )
+        .await;
+        assert_nested_error(&a, status, code);
+    }
+    let missing = call(
+        &app,
+        Method::PATCH,
+        "/dashboard/videos/batch",
+        &t.editor,
+        org,
+        Some(&json!({"video_ids": [v[2], theirs[0]], "campaign": "Summer"})),
+    )
+    .await;
+    assert_eq!(missing.body["error"]["not_found"], json!([theirs[0]]));
+    let malformed = call_raw(
+        &app,
+        Method::PATCH,
+        "/dashboard/videos/batch",
+        &t.editor,
+        &t.org,
+        "application/json",
+        "{\"video_ids\": [",
+    )
+    .await;
+    assert_nested_error(&malformed, 400, "VALIDATION_ERROR");
+    let text = call_raw(
+        &app,
+        Method::PATCH,
+        "/dashboard/videos/batch",
+        &t.editor,
+        &t.org,
+        "text/plain",
+        "campaign=Summer",
+    )
+    .await;
+    assert_nested_error(&text, 400, "VALIDATION_ERROR");
+    assert!(read(v[2].clone()).await.body["data"]["data"]["campaign"].is_null());
+    let no_header = call(
+        &app,
+        Method::PATCH,
+        "/dashboard/videos/batch",
+        &t.editor,
+        None,
+        Some(&batch),
+    )
+    .await;
+    assert_nested_error(&no_header, 400, "VALIDATION_ERROR");
+
+    // Reading now: the cooldown's rules and credits.
+    let refresh_path = format!("/dashboard/videos/{}/refresh", v[0]);
+    let first = call(&app, Method::POST, &refresh_path, &t.editor, org, None).await;
+    assert_eq!(first.status, 200, "{:?}", first.body);
+    assert_eq!(
+        first.body["data"]["fresh"], false,
+        "the scheduled read answers"
+    );
+    assert_eq!(first.body["meta"]["credits_used"], 0);
+    let again = call(&app, Method::POST, &refresh_path, &t.editor, org, None).await;
+    assert_nested_error(&again, 429, "REFRESH_TOO_SOON");
+    assert_eq!(again.headers["retry-after"], "300");
+    app.advance(chrono::Duration::minutes(10));
+    let fresh = call(&app, Method::POST, &refresh_path, &t.editor, org, None).await;
+    assert_eq!(fresh.status, 200, "{:?}", fresh.body);
+    assert_eq!(fresh.body["data"]["fresh"], true);
+    assert_eq!(fresh.body["data"]["video_id"], v[0].as_str());
+    assert_eq!(fresh.body["meta"]["credits_used"], 1);
+
+    // Untracking; then the video is gone for the organization only.
+    let gone = call(
+        &app,
+        Method::DELETE,
+        &format!("/dashboard/videos/{}", v[2]),
+        &t.editor,
+        org,
+        None,
+    )
+    .await;
+    assert_eq!(gone.status, 200, "{:?}", gone.body);
+    assert_eq!(gone.body["data"]["untracked"], true);
+    assert_eq!(gone.body["data"]["video_id"], v[2].as_str());
+    assert_nested_error(&read(v[2].clone()).await, 404, "NOT_FOUND");
+
+    // A video the organization does not have: 404, another's untouched.
+    for id in [
+        v[2].clone(),
+        theirs[0].clone(),
+        uuid::Uuid::new_v4().to_string(),
+        "not-a-uuid".to_owned(),
+    ] {
+        for (method, path) in [
+            (Method::DELETE, format!("/dashboard/videos/{id}")),
+            (Method::POST, format!("/dashboard/videos/{id}/refresh")),
+        ] {
+            let a = call(&app, method.clone(), &path, &t.editor, org, None).await;
+            assert_nested_error(&a, 404, "NOT_FOUND");
+        }
+    }
+    let still = app
+        .get(&format!("/v1/videos/by-id/{}", theirs[0]), Some(&other_key))
+        .await;
+    assert_eq!(still.status, 200, "{:?}", still.body);
+}
+
+#[rstest]
+#[tokio::test]
+async fn the_dashboards_refresh_answers_the_platforms_errors_and_charges_nothing_for_them(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let config = crate::helpers::TestConfig {
+        sim: vidpulse_platforms::SimulatedConfig {
+            failing_ids: vec!["dQw4w9WgXcQ".into()],
+            ..vidpulse_platforms::SimulatedConfig::default()
+        },
+        ..crate::helpers::TestConfig::default()
+    };
+    let app = TestApp::spawn_with(backend, config).await;
+    let t = team(&app).await;
+    let org = Some(t.org.as_str());
+    let v = tracked_ids(&app.track(&t.key, &[TIKTOK, YOUTUBE]).await);
+    app.run_worker_until_idle().await;
+    app.advance(chrono::Duration::minutes(10));
+    let refresh = |id: String| {
+        let (app, editor, org) = (&app, t.editor.clone(), t.org.clone());
+        async move {
+            call(
+                app,
+                Method::POST,
+                &format!("/dashboard/videos/{id}/refresh"),
+                &editor,
+                Some(&org),
+                None,
+            )
+            .await
+        }
+    };
+    let usage = || async {
+        app.flush_usage().await;
+        let a = call(&app, Method::GET, "/dashboard/usage", &t.viewer, org, None).await;
+        a.body["data"]["summary"]["total_credits_30_days"]
+            .as_i64()
+            .unwrap()
+    };
+    let before = usage().await;
+
+    // The platform fails: 502, nothing charged, the ask not spent.
+    for _ in 0..2 {
+        assert_nested_error(&refresh(v[1].clone()).await, 502, "EXTERNAL_API_ERROR");
+    }
+    // Removed on the platform: 409.
+    app.source.set_gone("7301234567890123456", true);
+    assert_nested_error(&refresh(v[0].clone()).await, 409, "VIDEO_UNAVAILABLE");
+    assert_eq!(usage().await, before, "refusals cost nothing");
+    // Past the tracking window (signed in anew: tokens last 30 days): 409.
+    app.advance(chrono::Duration::days(31));
+    let editor = super::token(&app, "ed@example.com", None).await;
+    let path = format!("/dashboard/videos/{}/refresh", v[1]);
+    let ended = call(&app, Method::POST, &path, &editor, org, None).await;
+    assert_nested_error(&ended, 409, "TRACKING_ENDED");
+}
+
+#[rstest]
+#[tokio::test]
+async fn the_free_plan_cannot_batch_edit_but_untracks(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let (free_org, key) = app.org_with_key(Plan::Free).await;
+    let (owner, owner_id) = member(&app, "free@example.com").await;
+    app.store
+        .add_member(
+            vidpulse_domain::OrgId(free_org),
+            owner_id,
+            vidpulse_domain::identity::Role::Owner,
+            app.clock.now(),
+        )
+        .await
+        .unwrap();
+    let org = free_org.to_string();
+    let v = tracked_ids(&app.track(&key, &[YOUTUBE]).await);
+    let a = call(
+        &app,
+        Method::PATCH,
+        "/dashboard/videos/batch",
+        &owner,
+        Some(&org),
+        Some(&json!({"video_ids": [v[0]], "campaign": "Spring"})),
+    )
+    .await;
+    assert_nested_error(&a, 402, "PAID_PLAN_REQUIRED");
+    let a = call(
+        &app,
+        Method::DELETE,
+        &format!("/dashboard/videos/{}", v[0]),
+        &owner,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_eq!(a.status, 200, "{:?}", a.body);
 }

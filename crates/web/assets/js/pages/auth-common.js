@@ -1,5 +1,6 @@
 // The frame of the pages shown before sign-in.
 import { h } from '../dom.js';
+import { safeNext } from '../app.js';
 
 export function authFrame(main, title, ...children) {
   main.append(
@@ -17,8 +18,7 @@ export function authFrame(main, title, ...children) {
   );
 }
 
-/** The `next` query parameter when it is a path of this app, else the videos. */
+/** The `next` query parameter when it is a page of this app, else the videos. */
 export function nextPath(query) {
-  const next = query.get('next');
-  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/videos';
+  return safeNext(query.get('next'));
 }

@@ -60,7 +60,7 @@ export default async function campaigns(main, params, query, ctx) {
   const from = h('input', { type: 'date', id: 'campaign-from', value: state.from, required: true });
   const to = h('input', { type: 'date', id: 'campaign-to', value: state.to, required: true });
   const presetButtons = PRESETS.map((d) => {
-    const b = h('button', { type: 'button', class: 'btn btn-small', 'aria-pressed': 'false' }, t('campaigns.preset', { days: d }));
+    const b = h('button', { type: 'button', class: 'btn btn-small', 'aria-pressed': 'false' }, t('campaigns.last_days', { count: d }));
     b.addEventListener('click', () => {
       const w = presetWindow(d);
       from.value = w.from;
@@ -229,7 +229,7 @@ function perDay(days) {
     fill(slot, 
       barChart({
         title: t('campaigns.chart_title', { metric: metricLabel(m) }),
-        description: points.length ? t('chart.daily_desc', { days: points.length, total: num(total), metric: metricLabel(m) }) : t('chart.no_data'),
+        description: points.length ? t('chart.daily_summary', { count: points.length, total: num(total), metric: metricLabel(m) }) : t('chart.no_data'),
         points,
       }),
     );

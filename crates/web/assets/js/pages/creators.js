@@ -36,7 +36,7 @@ function jobView(job, username) {
     h('progress', { max: 3, value: steps[job.status] || 0, 'aria-label': t('creators.job_progress', { username }) }),
   ];
   if (job.status === 'succeeded') {
-    parts.push(h('p', { class: 'alert alert-ok' }, t('creators.job_done', { count: job.result?.initial_videos_count ?? 0 })));
+    parts.push(h('p', { class: 'alert alert-ok' }, t('creators.job_finished', { count: job.result?.initial_videos_count ?? 0 })));
   } else if (job.status === 'error') {
     parts.push(h('p', { class: 'alert alert-error', role: 'alert' }, job.error?.message || t('creators.job_failed')));
   } else if (!done) {
@@ -225,7 +225,7 @@ async function followersPanel(creator, ctx) {
       lineChart({
         title: t('creators.followers_chart', { username: creator.username }),
         description: days.length
-          ? t('creators.followers_chart_desc', { count: days.length, value: num(last.follower_count) })
+          ? t('creators.followers_summary', { count: days.length, value: num(last.follower_count) })
           : t('chart.no_data'),
         points,
       }),

@@ -5,15 +5,21 @@ import { t } from '../i18n.js';
 export const MIN_PASSWORD = 10;
 export const MAX_PASSWORD = 1024;
 
-/** Builds the form; `submit(password, status)` is called with a valid password. */
-export function passwordForm(submitLabel, submit) {
+/**
+ * Builds the form; `submit(password, status)` is called with a valid password.
+ * `username`: the account's address when known, in a hidden field that
+ * password managers (and browsers' form checks) look for beside a new password.
+ */
+export function passwordForm(submitLabel, submit, username = '') {
   const pw = h('input', { type: 'password', autocomplete: 'new-password', required: true, minlength: MIN_PASSWORD, maxlength: MAX_PASSWORD, id: 'new-password' });
   const again = h('input', { type: 'password', autocomplete: 'new-password', required: true, id: 'new-password-again' });
   const status = h('div', { class: 'form-status', 'aria-live': 'polite' });
   const button = h('button', { type: 'submit', class: 'btn btn-primary btn-block' }, submitLabel);
+  const account = h('input', { type: 'text', name: 'username', autocomplete: 'username', value: username, hidden: true, tabindex: '-1', 'aria-hidden': 'true' });
   const form = h(
     'form',
     { class: 'form', novalidate: true },
+    account,
     status,
     field(t('password.new'), pw, t('password.rule', { min: MIN_PASSWORD })),
     field(t('password.again'), again),

@@ -38,7 +38,7 @@ export default async function usage(main, params, query, ctx) {
     fill(slot, 
       barChart({
         title: t('usage.chart_title', { metric: label }),
-        description: points.length ? t('chart.daily_desc', { days: points.length, total: num(total), metric: label }) : t('chart.no_data'),
+        description: points.length ? t('chart.daily_summary', { count: points.length, total: num(total), metric: label }) : t('chart.no_data'),
         points,
       }),
     );

@@ -1,5 +1,6 @@
 // One video: its fields, counters over time (line chart), daily increments
-// (bar chart and table), and the edit form (PATCH).
+// (bar chart and table), the edit form (PATCH), and for editors reading it
+// now and untracking it.
 import { get, patch, can } from '../api.js';
 import { h, clear, fill, field, select, errorBox, busy, pageHeader, section, notice, toast } from '../dom.js';
 import { t, num, date, dateTime, gain } from '../i18n.js';
@@ -16,7 +17,8 @@ import {
   METRICS,
 } from '../labels.js';
 import { series } from '../stats.js';
-import { thumbnail } from './videos.js';
+import { thumbnail, videoActions } from './videos.js';
+import { navigate } from '../app.js';
 
 function facts(v) {
   const rows = [
@@ -62,7 +64,7 @@ function overTime(v) {
       lineChart({
         title: t('video.chart_over_time', { metric: metricLabel(m) }),
         description: points.length
-          ? t('video.chart_over_time_desc', { count: points.length, metric: metricLabel(m), value: num(last.value) })
+          ? t('video.readings_summary', { count: points.length, metric: metricLabel(m), value: num(last.value) })
           : t('chart.no_data'),
         points,
       }),
@@ -106,7 +108,7 @@ function daily(stats) {
     fill(chartSlot, 
       barChart({
         title: t('video.chart_daily', { metric: label }),
-        description: points.length ? t('chart.daily_desc', { days: points.length, total: num(total), metric: label }) : t('chart.no_data'),
+        description: points.length ? t('chart.daily_summary', { count: points.length, total: num(total), metric: label }) : t('chart.no_data'),
         points,
       }),
     );
@@ -216,6 +218,13 @@ export default async function video(main, params, query, ctx) {
   if (!ctx.isCurrent()) return;
   const record = v.data && v.video_id === undefined ? v.data : v;
   const reload = () => video(clear(main), params, query, ctx);
+  const actions = can('editor')
+    ? videoActions(
+        record,
+        (text, kind) => toast(text, kind),
+        (action) => (action === 'untrack' ? navigate('/videos') : reload()),
+      )
+    : [];
   main.append(
     h('p', null, h('a', { href: '/videos' }, `← ${t('video.back')}`)),
     h(
@@ -225,7 +234,7 @@ export default async function video(main, params, query, ctx) {
       h(
         'div',
         null,
-        pageHeader(record.title || record.external_video_id),
+        pageHeader(record.title || record.external_video_id, ...actions),
         h('p', { class: 'subtitle' }, h('a', { href: record.url, target: '_blank', rel: 'noopener noreferrer' }, t('video.open_on', { platform: platformLabel(record.platform) }))),
       ),
     ),

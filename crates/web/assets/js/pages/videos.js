@@ -1,8 +1,9 @@
 // Videos: the tracked videos (sort, filters, title search, paging, gain
-// over a period), the paste box that tracks links, bulk campaign and tags.
-import { get, post, patch, can } from '../api.js';
+// over a period), the paste box that tracks links, bulk campaign and tags
+// (one batch edit), and each video's actions: read it now, untrack it.
+import { get, post, patch, del, can } from '../api.js';
 import { h, clear, fill, field, select, errorBox, errorText, busy, pageHeader, section, nextId } from '../dom.js';
-import { t, num, gain } from '../i18n.js';
+import { t, num, gain, dateTime } from '../i18n.js';
 import { dataTable } from '../table.js';
 import { platformLabel, PLATFORMS, trackingStatusLabel, TRACKING_STATES, trackOutcomeLabel } from '../labels.js';
 
@@ -68,6 +69,57 @@ export function parseLinks(text) {
     .split(/\r?\n/)
     .map((l) => l.trim())
     .filter(Boolean);
+}
+
+/** The name a message gives video `v`: its title, else the platform's id. */
+function videoName(v) {
+  return v.title || v.external_video_id || v.video_id;
+}
+
+/** The message for a refresh the server refused (`e`), for video `v`. */
+function refreshRefusal(v, e) {
+  const title = videoName(v);
+  if (e.code === 'REFRESH_TOO_SOON') {
+    const seconds = Number(e.headers?.get?.('Retry-After')) || 1;
+    return t('videos.refresh_too_soon', { title, count: seconds });
+  }
+  if (e.code === 'EXTERNAL_API_ERROR') return t('videos.refresh_failed', { title });
+  return `${title}: ${errorText(e)}`;
+}
+
+/**
+ * The actions on video `v` for editors: read it now (the API's cooldown,
+ * credit and errors) and untrack it (after a confirm). `say(text, kind)`
+ * shows the outcome; `done(action)` runs after a success.
+ */
+export function videoActions(v, say, done) {
+  const title = videoName(v);
+  const refresh = h('button', { type: 'button', class: 'btn btn-small', 'aria-label': t('videos.refresh_one', { title }) }, t('videos.refresh'));
+  const untrack = h('button', { type: 'button', class: 'btn btn-small btn-danger', 'aria-label': t('videos.untrack_one', { title }) }, t('videos.untrack'));
+  refresh.addEventListener('click', () =>
+    busy(refresh, async () => {
+      try {
+        const r = await post(`/dashboard/videos/${encodeURIComponent(v.video_id)}/refresh`);
+        say(r.fresh ? t('videos.refresh_fresh', { title }) : t('videos.refresh_cached', { title, time: dateTime(r.read_at) }), 'ok');
+        done('refresh');
+      } catch (e) {
+        say(refreshRefusal(v, e), 'error');
+      }
+    }),
+  );
+  untrack.addEventListener('click', () => {
+    if (!window.confirm(t('videos.untrack_confirm', { title }))) return;
+    busy(untrack, async () => {
+      try {
+        await del(`/dashboard/videos/${encodeURIComponent(v.video_id)}`);
+        say(t('videos.untracked', { title }), 'ok');
+        done('untrack');
+      } catch (e) {
+        say(`${title}: ${errorText(e)}`, 'error');
+      }
+    });
+  });
+  return [refresh, untrack];
 }
 
 function trackBox(onTracked) {
@@ -146,42 +198,47 @@ function trackBox(onTracked) {
   return form;
 }
 
+/** The one line that tells what a batch edit of `count` videos did. */
+function batchOutcome(body, count) {
+  if (body.tags) return t('videos.batch_tags_done', { count, tags: body.tags.join(', ') });
+  if (body.campaign) return t('videos.batch_campaign_done', { count, campaign: body.campaign });
+  return t('videos.batch_campaign_cleared', { count });
+}
+
 function bulkBar(selected, onDone) {
-  let rowsById = new Map();
   const campaign = h('input', { type: 'text', id: 'bulk-campaign', maxlength: 200 });
   const tags = h('input', { type: 'text', id: 'bulk-tags' });
   const setCampaign = h('button', { type: 'button', class: 'btn' }, t('videos.bulk_set_campaign'));
   const addTags = h('button', { type: 'button', class: 'btn' }, t('videos.bulk_add_tags'));
   const count = h('p', { class: 'bulk-count', 'aria-live': 'polite' });
-  const log = h('ol', { class: 'bulk-log', 'aria-live': 'polite' });
+  const result = h('p', { class: 'bulk-result', 'aria-live': 'polite' });
+  const say = (text, kind) => {
+    result.textContent = text;
+    result.className = `bulk-result ${kind}`;
+  };
   const refresh = () => {
     count.textContent = t('videos.selected', { count: selected.size });
     setCampaign.disabled = selected.size === 0;
     addTags.disabled = selected.size === 0;
   };
-  async function run(button, body, what) {
-    clear(log);
+  /** Sends `body` for every selected video as one batch edit (all or nothing). */
+  async function run(button, body) {
+    const ids = [...selected];
+    say(t('videos.bulk_working'), 'working');
     await busy(button, async () => {
-      for (const id of [...selected]) {
-        const row = rowsById.get(id);
-        const name = row?.title || row?.external_video_id || id;
-        const item = h('li', null, `${name}: ${t('videos.bulk_working')}`);
-        log.append(item);
-        try {
-          await patch(`/dashboard/videos/${encodeURIComponent(id)}`, body);
-          item.textContent = `${name}: ${what}`;
-          item.className = 'ok';
-        } catch (e) {
-          item.textContent = `${name}: ${errorText(e)}`;
-          item.className = 'error';
-        }
+      try {
+        const data = await patch('/dashboard/videos/batch', { video_ids: ids, ...body });
+        say(batchOutcome(body, data.updated_count), 'ok');
+      } catch (e) {
+        const missing = e.body?.error?.not_found;
+        say(missing ? t('videos.batch_not_found', { count: missing.length }) : errorText(e), 'error');
       }
     });
     onDone();
   }
   setCampaign.addEventListener('click', () => {
     const value = campaign.value.trim();
-    run(setCampaign, { campaign: value || null }, value ? t('videos.bulk_campaign_done', { campaign: value }) : t('videos.bulk_campaign_cleared'));
+    run(setCampaign, { campaign: value || null });
   });
   addTags.addEventListener('click', () => {
     const names = tags.value
@@ -189,14 +246,11 @@ function bulkBar(selected, onDone) {
       .map((s) => s.trim())
       .filter(Boolean);
     if (!names.length) {
-      fill(log, h('li', { class: 'error' }, t('videos.bulk_no_tags')));
+      say(t('videos.bulk_no_tags'), 'error');
       return;
     }
-    run(addTags, { tags: names }, t('videos.bulk_tags_done', { tags: names.join(', ') }));
+    run(addTags, { tags: names });
   });
-  const setRows = (rows) => {
-    rowsById = rows;
-  };
   refresh();
   const bar = h(
     'div',
@@ -204,9 +258,9 @@ function bulkBar(selected, onDone) {
     count,
     h('div', { class: 'bulk-controls' }, field(t('videos.bulk_campaign'), campaign), setCampaign),
     h('div', { class: 'bulk-controls' }, field(t('videos.bulk_tags'), tags, t('videos.bulk_tags_hint')), addTags),
-    log,
+    result,
   );
-  return { bar, refresh, setRows };
+  return { bar, refresh };
 }
 
 export default async function videos(main, params, query, ctx) {
@@ -255,7 +309,7 @@ export default async function videos(main, params, query, ctx) {
     state.order,
     { id: 'video-order' },
   );
-  const period = select(PERIODS.map((d) => [d, t('videos.period_days', { days: d })]), state.period, { id: 'video-period' });
+  const period = select(PERIODS.map((d) => [d, t('videos.period', { count: d })]), state.period, { id: 'video-period' });
   const pageSize = select(PAGE_SIZES.map((n) => [n, String(n)]), state.limit, { id: 'video-limit' });
   const filters = h(
     'form',
@@ -306,7 +360,10 @@ export default async function videos(main, params, query, ctx) {
     clearTimeout(searchTimer);
     searchTimer = setTimeout(apply, 350);
   });
-  main.append(section(t('videos.list_title'), filters, listSlot));
+  // The outcome of the latest row action, kept above the list as it reloads.
+  const actionStatus = h('div', { class: 'action-status', 'aria-live': 'polite' });
+  const sayAction = (text, kind) => fill(actionStatus, h('p', { class: `alert alert-${kind}`, role: kind === 'error' ? 'alert' : 'status' }, text));
+  main.append(section(t('videos.list_title'), filters, actionStatus, listSlot));
 
   const selected = new Set();
   const bulk = editor ? bulkBar(selected, () => load()) : null;
@@ -351,7 +408,6 @@ export default async function videos(main, params, query, ctx) {
     const rowsById = new Map(rows.map((r) => [r.video_id, r]));
     for (const id of [...selected]) if (!rowsById.has(id)) selected.delete(id);
     const refresh = bulk ? bulk.refresh : () => {};
-    if (bulk) bulk.setRows(rowsById);
     const allBox = h('input', { type: 'checkbox', 'aria-label': t('videos.select_all') });
     const boxes = [];
     allBox.addEventListener('change', () => {
@@ -401,7 +457,11 @@ export default async function videos(main, params, query, ctx) {
       {
         key: 'title',
         label: t('videos.col_title'),
-        cell: (r) => h('a', { href: `/videos/${r.video_id}`, class: 'title-link' }, r.title || r.external_video_id),
+        // Editors find the video's actions under its title (no column of their own: the table stays narrow).
+        cell: (r) => {
+          const link = h('a', { href: `/videos/${r.video_id}`, class: 'title-link', dataset: { csvValue: r.title || r.external_video_id } }, r.title || r.external_video_id);
+          return editor ? h('div', { class: 'title-cell' }, link, h('span', { class: 'row-actions' }, videoActions(r, sayAction, () => load()))) : link;
+        },
       },
       { key: 'creator', label: t('videos.col_creator'), cell: (r) => (r.author_username ? `@${r.author_username}` : '–') },
       { key: 'platform', label: t('videos.col_platform'), cell: (r) => platformLabel(r.platform) },
@@ -419,7 +479,10 @@ export default async function videos(main, params, query, ctx) {
       {
         key: 'tags',
         label: t('videos.col_tags'),
-        cell: (r) => (r.tags && r.tags.length ? h('span', { class: 'tags' }, r.tags.map((tag) => h('span', { class: 'tag' }, tag))) : '–'),
+        cell: (r) =>
+          r.tags && r.tags.length
+            ? h('span', { class: 'tags', dataset: { csvValue: r.tags.join(', ') } }, r.tags.map((tag) => h('span', { class: 'tag' }, tag)))
+            : '–',
       },
       {
         key: 'status',
