@@ -25,6 +25,9 @@ use crate::usage::UsageRecorder;
 pub struct ApiConfig {
     /// Where a free-plan caller is sent to upgrade (`upgrade_url`).
     pub upgrade_url: String,
+    /// The plan of organizations started in the web app
+    /// (`VIDPULSE_DEFAULT_PLAN`).
+    pub default_plan: vidpulse_domain::Plan,
     /// How long tracking lasts.
     pub tracking_window: Duration,
     /// Credits charged per newly tracked video.
@@ -86,6 +89,7 @@ impl Default for ApiConfig {
     fn default() -> Self {
         Self {
             upgrade_url: "https://vidpulse.example/upgrade".into(),
+            default_plan: vidpulse_domain::Plan::Free,
             tracking_window: Duration::days(30),
             credits_per_video: 30,
             key_cache_ttl: StdDuration::from_secs(30),

@@ -15,6 +15,7 @@ pub mod identity;
 pub mod invitations;
 pub mod logo;
 pub mod organizations;
+pub mod plan;
 pub mod settings;
 pub mod stats;
 pub mod tags;
@@ -27,6 +28,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(organizations::router())
         .merge(settings::router())
+        .merge(plan::router())
         .merge(team::router())
         .merge(invitations::router())
         .merge(logo::router())

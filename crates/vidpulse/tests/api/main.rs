@@ -23,6 +23,7 @@ mod listing;
 mod live;
 mod manual_refresh;
 mod patch;
+mod plans;
 mod processes;
 mod reads;
 mod receiver;
