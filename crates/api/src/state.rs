@@ -18,6 +18,7 @@ use crate::mail::{MailConfig, Mailer};
 use crate::rate_limit::{RateLimitConfig, RateLimits};
 use crate::record_cache::RecordCache;
 use crate::sign_in::{Passwords, SignInThrottle};
+use crate::thumbnails::{ThumbnailConfig, Thumbnails};
 use crate::usage::UsageRecorder;
 
 /// Settings of the HTTP layer.
@@ -60,6 +61,8 @@ pub struct ApiConfig {
     pub webhook_allow_private: bool,
     /// How slow clients are cut off.
     pub connections: ConnectionLimits,
+    /// How thumbnails are fetched and kept.
+    pub thumbnails: ThumbnailConfig,
 }
 
 /// Limits that keep slow or idle clients from holding the server.
@@ -104,6 +107,7 @@ impl Default for ApiConfig {
             refresh_cooldown: Duration::minutes(5),
             webhook_allow_private: false,
             connections: ConnectionLimits::default(),
+            thumbnails: ThumbnailConfig::default(),
         }
     }
 }
@@ -160,6 +164,8 @@ pub struct SharedState {
     pub passwords: Passwords,
     /// Per-address budgets of sign-in attempts and password links.
     pub sign_ins: SignInThrottle,
+    /// Thumbnails fetched from the platforms' image CDNs.
+    pub thumbnails: Thumbnails,
 }
 
 impl AppState {
@@ -180,6 +186,7 @@ impl AppState {
             files: Arc::new(LocalFiles::new(config.files_dir.clone())),
             limits: Arc::new(RateLimits::new(&config.rate_limits)),
             records: RecordCache::new(config.record_cache_bytes),
+            thumbnails: Thumbnails::new(config.thumbnails.clone()),
             analytics: AnalyticsCache::default(),
             charges: ChargeQueue::new(store.clone()),
             config: Arc::new(config),

@@ -127,10 +127,12 @@ fn client(config: &WebhookConfig) -> Result<reqwest::Client, reqwest::Error> {
         .build()
 }
 
-/// A resolver that answers only public addresses (unless allowed).
+/// A resolver that answers only public addresses (unless allowed): the
+/// webhook client's, and the thumbnail proxy's.
 #[derive(Debug)]
-struct PublicOnly {
-    allow_private: bool,
+pub struct PublicOnly {
+    /// Answer loopback, private and link-local addresses too.
+    pub allow_private: bool,
 }
 
 impl Resolve for PublicOnly {

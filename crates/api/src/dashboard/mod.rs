@@ -20,6 +20,7 @@ pub mod settings;
 pub mod stats;
 pub mod tags;
 pub mod team;
+pub mod thumbnails;
 pub mod videos;
 pub mod webhooks;
 
@@ -29,6 +30,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(organizations::router())
         .merge(settings::router())
         .merge(plan::router())
+        .merge(thumbnails::router())
         .merge(team::router())
         .merge(invitations::router())
         .merge(logo::router())

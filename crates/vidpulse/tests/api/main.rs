@@ -32,6 +32,7 @@ mod requests;
 mod sign_in;
 mod simulated;
 mod stats;
+mod thumbnails;
 mod track;
 mod trends;
 mod usage;
