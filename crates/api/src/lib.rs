@@ -25,6 +25,7 @@ pub mod record_cache;
 mod router;
 pub mod sign_in;
 pub mod state;
+pub mod thumbnails;
 pub mod usage;
 pub mod v1;
 

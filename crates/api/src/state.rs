@@ -18,6 +18,7 @@ use crate::mail::{MailConfig, Mailer};
 use crate::rate_limit::{RateLimitConfig, RateLimits};
 use crate::record_cache::RecordCache;
 use crate::sign_in::{Passwords, ResetQueue, SignInThrottle};
+use crate::thumbnails::{ThumbnailConfig, Thumbnails};
 use crate::usage::UsageRecorder;
 
 /// Settings of the HTTP layer.
@@ -25,6 +26,9 @@ use crate::usage::UsageRecorder;
 pub struct ApiConfig {
     /// Where a free-plan caller is sent to upgrade (`upgrade_url`).
     pub upgrade_url: String,
+    /// The plan of organizations started in the web app
+    /// (`VIDPULSE_DEFAULT_PLAN`).
+    pub default_plan: vidpulse_domain::Plan,
     /// How long tracking lasts.
     pub tracking_window: Duration,
     /// Credits charged per newly tracked video.
@@ -57,6 +61,8 @@ pub struct ApiConfig {
     pub webhook_allow_private: bool,
     /// How slow clients are cut off.
     pub connections: ConnectionLimits,
+    /// How thumbnails are fetched and kept.
+    pub thumbnails: ThumbnailConfig,
 }
 
 /// Limits that keep slow or idle clients from holding the server.
@@ -91,6 +97,7 @@ impl Default for ApiConfig {
     fn default() -> Self {
         Self {
             upgrade_url: "https://vidpulse.example/upgrade".into(),
+            default_plan: vidpulse_domain::Plan::Free,
             tracking_window: Duration::days(30),
             credits_per_video: 30,
             key_cache_ttl: StdDuration::from_secs(30),
@@ -105,6 +112,7 @@ impl Default for ApiConfig {
             refresh_cooldown: Duration::minutes(5),
             webhook_allow_private: false,
             connections: ConnectionLimits::default(),
+            thumbnails: ThumbnailConfig::default(),
         }
     }
 }
@@ -163,6 +171,8 @@ pub struct SharedState {
     pub sign_ins: SignInThrottle,
     /// Addresses waiting for a password link ("forgot password").
     pub resets: ResetQueue,
+    /// Thumbnails fetched from the platforms' image CDNs.
+    pub thumbnails: Thumbnails,
 }
 
 impl AppState {
@@ -183,6 +193,7 @@ impl AppState {
             files: Arc::new(LocalFiles::new(config.files_dir.clone())),
             limits: Arc::new(RateLimits::new(&config.rate_limits)),
             records: RecordCache::new(config.record_cache_bytes),
+            thumbnails: Thumbnails::new(config.thumbnails.clone()),
             analytics: AnalyticsCache::default(),
             charges: ChargeQueue::new(store.clone()),
             config: Arc::new(config),

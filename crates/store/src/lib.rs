@@ -30,6 +30,7 @@ mod sql;
 mod sqlite;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod thumbnails;
 pub mod usage;
 pub mod users;
 pub mod videos;
@@ -55,9 +56,12 @@ pub use invites::{
 };
 pub use manual_refresh::{ManualRead, RefreshAsk};
 pub use ops::{Housekeeping, OpsStore, QueueStats};
-pub use orgs::{ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization};
+pub use orgs::{
+    ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization, PlanUse,
+};
 pub use refresh::{CatalogMeta, DueVideo, RefreshOutcome, RefreshStore, RefreshWrite};
 pub use sessions::{NewSession, Session, SessionStore};
+pub use thumbnails::{ThumbnailSource, ThumbnailStore};
 pub use usage::{UsageDay, UsageDelta, UsageStore};
 pub use users::{Member, MemberChange, Membership, OrgSettings, User, UserStore};
 pub use videos::{
@@ -130,6 +134,7 @@ pub trait Store:
     + OpsStore
     + SessionStore
     + WebhookStore
+    + ThumbnailStore
     + Send
     + Sync
     + std::fmt::Debug

@@ -1,4 +1,5 @@
-//! Organizations, their plans and limits, and their API keys.
+//! Organizations, their plans, their limits and what they use of them, and
+//! their API keys.
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -6,8 +7,10 @@ use vidpulse_domain::plan::Limits;
 use vidpulse_domain::{ApiKeyId, OrgId, Plan};
 
 use crate::StoreError;
+use crate::creators::IN_FLIGHT;
 use crate::rows::{ApiKeyOwnerRow, ApiKeyRow, OrgRow};
 use crate::sql::{Dialect, SqlStore};
+use crate::videos::videos_in_use;
 use sqlx::AssertSqlSafe;
 use vidpulse_domain::UserId;
 
@@ -52,6 +55,20 @@ pub struct NewOrganization {
     pub owner_subject: Option<String>,
     /// The creation time.
     pub now: DateTime<Utc>,
+}
+
+/// What an organization uses of its plan's limits, counted as the checks
+/// that enforce them count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanUse {
+    /// Videos whose tracking window is open: what the tracked-video quota
+    /// counts.
+    pub tracked_videos: i64,
+    /// Active tracked creators, and creator jobs in flight that add a new
+    /// one: what the creator cap counts.
+    pub creators: i64,
+    /// Trend searches charged since the start of the month asked about.
+    pub trend_searches: i64,
 }
 
 /// An API key as stored: never the key itself, only its hash.
@@ -116,6 +133,16 @@ pub trait OrgStore {
         video_quota: Option<i64>,
         creator_cap: Option<i64>,
     ) -> Result<Option<Organization>, StoreError>;
+
+    /// Organization `id` and what it uses of its limits at `now`, its trend
+    /// searches counted from `month_start`, read in one snapshot; `None`
+    /// when it does not exist.
+    async fn plan_use(
+        &self,
+        id: OrgId,
+        now: DateTime<Utc>,
+        month_start: DateTime<Utc>,
+    ) -> Result<Option<(Organization, PlanUse)>, StoreError>;
 
     /// Stores a new API key; fails with `NotFound` when the organization does not exist.
     async fn create_api_key(&self, new: NewApiKey) -> Result<ApiKeyRecord, StoreError>;
@@ -203,6 +230,54 @@ impl<D: Dialect> OrgStore for SqlStore<D> {
             .await?
             .map(Organization::try_from)
             .transpose()
+    }
+
+    async fn plan_use(
+        &self,
+        id: OrgId,
+        now: DateTime<Utc>,
+        month_start: DateTime<Utc>,
+    ) -> Result<Option<(Organization, PlanUse)>, StoreError> {
+        // A read-only transaction: the three counts are of one moment.
+        let mut tx = self.pool.begin().await?;
+        let sql = format!("SELECT {ORG_COLUMNS} FROM organizations WHERE id = $1");
+        let Some(row) = D::query(AssertSqlSafe(sql))
+            .bind(id.0)
+            .fetch_optional::<OrgRow>(&mut *tx)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let organization = Organization::try_from(row)?;
+        let tracked_videos = videos_in_use(&mut tx, id, now).await?;
+        // As `start_creator_job` counts them against the cap.
+        let creators: i64 = D::query(AssertSqlSafe(format!(
+            "SELECT (SELECT count(*) FROM tracked_accounts
+                     WHERE organization_id = $1 AND is_active)
+                  + (SELECT count(*) FROM creator_jobs
+                     WHERE organization_id = $1 AND tracked_account_id IS NULL AND {IN_FLIGHT})"
+        )))
+        .bind(id.0)
+        .fetch_scalar(&mut *tx)
+        .await?;
+        // As `charge_within_cap` counts the month's searches (v1 trends).
+        let trend_searches: i64 = D::query(
+            "SELECT count(*) FROM credit_ledger
+             WHERE organization_id = $1 AND reason = 'trend_search' AND created_at >= $2",
+        )
+        .bind(id.0)
+        .bind(month_start)
+        .fetch_scalar(&mut *tx)
+        .await?;
+        tx.rollback().await?;
+        Ok(Some((
+            organization,
+            PlanUse {
+                tracked_videos,
+                creators,
+                trend_searches,
+            },
+        )))
     }
 
     async fn create_api_key(&self, new: NewApiKey) -> Result<ApiKeyRecord, StoreError> {

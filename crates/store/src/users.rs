@@ -56,6 +56,19 @@ pub trait UserStore {
         user: UserId,
         name: &str,
         now: DateTime<Utc>,
+    ) -> Result<OrgId, StoreError> {
+        self.register_organization_on(user, name, Plan::Free, now)
+            .await
+    }
+
+    /// Creates an organization on `plan` with `user` as its admin (the web
+    /// app's "start an organization", on the operator's default plan).
+    async fn register_organization_on(
+        &self,
+        user: UserId,
+        name: &str,
+        plan: Plan,
+        now: DateTime<Utc>,
     ) -> Result<OrgId, StoreError>;
 
     /// The organizations `user` belongs to, by name.
@@ -347,10 +360,11 @@ impl<D: Dialect> UserStore for SqlStore<D> {
         Ok(found)
     }
 
-    async fn register_organization(
+    async fn register_organization_on(
         &self,
         user: UserId,
         name: &str,
+        plan: Plan,
         now: DateTime<Utc>,
     ) -> Result<OrgId, StoreError> {
         let id = OrgId::new();
@@ -358,7 +372,7 @@ impl<D: Dialect> UserStore for SqlStore<D> {
         D::query("INSERT INTO organizations (id, name, plan, created_at) VALUES ($1, $2, $3, $4)")
             .bind(id.0)
             .bind(name)
-            .bind(Plan::Free.as_str())
+            .bind(plan.as_str())
             .bind(now)
             .execute(&mut *tx)
             .await?;

@@ -88,9 +88,16 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                     name,
                     plan,
                     owner_email,
-                } => admin::create_org(&store, &name, plan, owner_email.as_deref(), now)
-                    .await
-                    .and_then(|o| print_json(&o)),
+                    defaults,
+                } => admin::create_org(
+                    &store,
+                    &name,
+                    plan.unwrap_or(defaults.default_plan),
+                    owner_email.as_deref(),
+                    now,
+                )
+                .await
+                .and_then(|o| print_json(&o)),
                 AdminCommand::SetPlan {
                     org,
                     plan,
@@ -124,9 +131,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                     email,
                     org,
                     role,
+                    plan,
+                    defaults,
                     app_url,
                     link_hours,
-                } => admin::create_user(
+                } => admin::create_user_on(
                     &store,
                     admin::NewUser {
                         email: &email,
@@ -134,6 +143,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                         role,
                         app_url: &app_url,
                         link_hours,
+                    },
+                    admin::PlanChoice {
+                        plan,
+                        default_plan: defaults.default_plan,
                     },
                     now,
                 )

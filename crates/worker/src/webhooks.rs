@@ -130,10 +130,11 @@ fn client(config: &WebhookConfig) -> Result<reqwest::Client, reqwest::Error> {
 }
 
 /// A resolver that answers only global addresses ([`is_global`]), unless
-/// private ones are allowed.
+/// private ones are allowed: the webhook client's, and the thumbnail proxy's.
 #[derive(Debug)]
-struct PublicOnly {
-    allow_private: bool,
+pub struct PublicOnly {
+    /// Answer loopback, private and link-local addresses too.
+    pub allow_private: bool,
 }
 
 impl Resolve for PublicOnly {

@@ -15,10 +15,12 @@ pub mod identity;
 pub mod invitations;
 pub mod logo;
 pub mod organizations;
+pub mod plan;
 pub mod settings;
 pub mod stats;
 pub mod tags;
 pub mod team;
+pub mod thumbnails;
 pub mod videos;
 pub mod webhooks;
 
@@ -27,6 +29,8 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .merge(organizations::router())
         .merge(settings::router())
+        .merge(plan::router())
+        .merge(thumbnails::router())
         .merge(team::router())
         .merge(invitations::router())
         .merge(logo::router())

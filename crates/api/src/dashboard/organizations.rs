@@ -114,7 +114,8 @@ impl Refusals for RegisterRequest {
     }
 }
 
-/// Creates an organization on the free plan; the caller becomes its admin.
+/// Creates an organization on the operator's default plan (free unless
+/// `VIDPULSE_DEFAULT_PLAN` says otherwise); the caller becomes its admin.
 #[utoipa::path(
     post, path = "/organizations/register", tag = "dashboard",
     request_body(content = RegisterRequest, description = "`{\"name\": \"Acme\"}`"),
@@ -134,7 +135,12 @@ async fn register(
     let OrgName(name) = body.parse()?.name;
     let id = app
         .store
-        .register_organization(auth.user.id, &name, app.clock.now())
+        .register_organization_on(
+            auth.user.id,
+            &name,
+            app.config.default_plan,
+            app.clock.now(),
+        )
         .await?;
     Ok((
         StatusCode::CREATED,

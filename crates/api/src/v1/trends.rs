@@ -117,7 +117,8 @@ pub fn next_month_start(now: DateTime<Utc>) -> DateTime<Utc> {
     month_start(y, m)
 }
 
-fn month_start(year: i32, month: u32) -> DateTime<Utc> {
+/// The first instant of `month` of `year` (UTC).
+pub(crate) fn month_start(year: i32, month: u32) -> DateTime<Utc> {
     let day = NaiveDate::from_ymd_opt(year, month, 1).unwrap_or_default();
     Utc.from_utc_datetime(&day.and_hms_opt(0, 0, 0).unwrap_or_default())
 }

@@ -511,6 +511,7 @@ mod accounts;
 mod followers;
 mod listing;
 mod store;
+pub(crate) use store::IN_FLIGHT;
 
 pub use followers::{FollowerDay, FollowerGains};
 pub use listing::{AccountQuery, CreatorTotals};

@@ -25,7 +25,8 @@ use crate::sql::{Dialect, SqlStore, Tx};
 use crate::videos::{Page, QuotaPolicy, TrackBatch, TrackOutcome, track_in, videos_in_use};
 use crate::webhooks::Subscribers;
 
-const IN_FLIGHT: &str = "status IN ('queued', 'processing')";
+/// The statuses of a creator job still running.
+pub(crate) const IN_FLIGHT: &str = "status IN ('queued', 'processing')";
 
 #[async_trait]
 impl<D: Dialect> CreatorStore for SqlStore<D> {

@@ -106,7 +106,8 @@ pub async fn create_org(
 pub struct NewUser<'a> {
     /// The address.
     pub email: &'a str,
-    /// An organization id, or the name of a new organization.
+    /// An organization id, or the name of an organization: the user's own
+    /// of that name when they have one, else a new one.
     pub org: Option<&'a str>,
     /// The role there (default: owner of a new organization, viewer of an
     /// existing one).
@@ -115,6 +116,27 @@ pub struct NewUser<'a> {
     pub app_url: &'a str,
     /// Hours the link works.
     pub link_hours: u32,
+}
+
+/// The plans `admin create-user` is given.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanChoice {
+    /// `--plan`: a new organization's plan, or the one an existing
+    /// organization must be on.
+    pub plan: Option<Plan>,
+    /// The plan of a new organization when `plan` names none
+    /// (`--default-plan`).
+    pub default_plan: Plan,
+}
+
+impl Default for PlanChoice {
+    /// No `--plan`; new organizations on the free plan.
+    fn default() -> Self {
+        Self {
+            plan: None,
+            default_plan: Plan::Free,
+        }
+    }
 }
 
 /// What `admin create-user` prints.
@@ -126,6 +148,10 @@ pub struct CreatedUser {
     pub email: String,
     /// The organization they were added to, if any.
     pub organization_id: Option<Uuid>,
+    /// Whether this run created that organization.
+    pub organization_created: bool,
+    /// Its plan.
+    pub plan: Option<Plan>,
     /// Their role there.
     pub role: Option<&'static str>,
     /// Open it to set the password: it works once, until `expires_at`.
@@ -134,38 +160,53 @@ pub struct CreatedUser {
     pub expires_at: String,
 }
 
-/// Creates (or finds) the user with `new.email`, adds them to an
-/// organization when asked, and makes a one-time link to set their password.
+/// The organization `create-user` puts the user in.
+#[derive(Debug, Clone, Copy)]
+struct Placement {
+    /// The organization.
+    org: OrgId,
+    /// Its plan.
+    plan: Plan,
+    /// The role a new member gets.
+    role: Role,
+    /// Whether it was created for this user.
+    created: bool,
+}
+
+/// [`create_user_on`] without `--plan`, new organizations on the free plan.
 pub async fn create_user(
     store: &Arc<dyn Store>,
     new: NewUser<'_>,
     now: DateTime<Utc>,
 ) -> anyhow::Result<CreatedUser> {
+    create_user_on(store, new, PlanChoice::default(), now).await
+}
+
+/// Creates (or finds) the user with `new.email`, puts them in an
+/// organization when asked, and makes a one-time link to set their password.
+///
+/// Run again for the same address, it finds the organization of that name
+/// the user already belongs to instead of creating another, and prints a new
+/// link. A `--plan` that an existing organization is not on is refused
+/// before anything is written.
+pub async fn create_user_on(
+    store: &Arc<dyn Store>,
+    new: NewUser<'_>,
+    plans: PlanChoice,
+    now: DateTime<Utc>,
+) -> anyhow::Result<CreatedUser> {
     let Ok(address) = EmailAddress::parse(new.email) else {
         bail!("--email {:?} is not an e-mail address", new.email.trim());
     };
-    let membership = match new.org.map(str::trim) {
+    let placement = match new.org.map(str::trim) {
         None => None,
-        Some(org) => match Uuid::parse_str(org) {
-            Ok(id) => {
-                if store.organization(OrgId(id)).await?.is_none() {
-                    bail!("organization {id} not found");
-                }
-                Some((OrgId(id), new.role.unwrap_or(Role::Viewer)))
-            }
-            Err(_) => {
-                let created = create_org(store, org, Plan::Free, None, now).await?;
-                Some((
-                    OrgId(created.organization_id),
-                    new.role.unwrap_or(Role::Owner),
-                ))
-            }
-        },
+        Some(org) => Some(place(store, &address, org, new.role, plans, now).await?),
     };
     let user = store.user_by_email(address.as_str(), now).await?;
-    if let Some((org, role)) = membership {
-        add_or_keep(store, org, user.id, role, now).await?;
-    }
+    let role = match placement {
+        Some(p) => Some(add_or_keep(store, p.org, user.id, p.role, now).await?),
+        None => None,
+    };
     let token = new_token();
     let expires_at = now + chrono::Duration::hours(i64::from(new.link_hours));
     store
@@ -174,8 +215,10 @@ pub async fn create_user(
     Ok(CreatedUser {
         user_id: user.id.0,
         email: user.email,
-        organization_id: membership.map(|(org, _)| org.0),
-        role: membership.map(|(_, role)| role.as_str()),
+        organization_id: placement.map(|p| p.org.0),
+        organization_created: placement.is_some_and(|p| p.created),
+        plan: placement.map(|p| p.plan),
+        role: role.map(Role::as_str),
         set_password_url: format!(
             "{}/set-password?token={token}",
             new.app_url.trim().trim_end_matches('/')
@@ -184,18 +227,99 @@ pub async fn create_user(
     })
 }
 
-/// Adds `user` to `org` as `role`; a member already keeps their role.
+/// The organization `--org` names for `address`: the one with that id; or
+/// the user's own organization of that name (compared case-insensitively);
+/// or a new one of that name, on `--plan` or the default plan.
+async fn place(
+    store: &Arc<dyn Store>,
+    address: &EmailAddress,
+    org: &str,
+    role: Option<Role>,
+    plans: PlanChoice,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Placement> {
+    let existing = match Uuid::parse_str(org) {
+        Ok(id) => match store.organization(OrgId(id)).await? {
+            Some(found) => (found.id, found.plan, Role::Viewer),
+            None => bail!("organization {id} not found"),
+        },
+        Err(_) => {
+            let name = checked_name(org, "--org")?;
+            match own_organization(store, address, &name).await? {
+                Some(found) => found,
+                None => {
+                    let plan = plans.plan.unwrap_or(plans.default_plan);
+                    let created = create_org(store, &name, plan, None, now).await?;
+                    return Ok(Placement {
+                        org: OrgId(created.organization_id),
+                        plan,
+                        role: role.unwrap_or(Role::Owner),
+                        created: true,
+                    });
+                }
+            }
+        }
+    };
+    let (org, plan, default_role) = existing;
+    if let Some(asked) = plans.plan.filter(|asked| *asked != plan) {
+        bail!(
+            "organization {} is on the {plan} plan, not {asked}; change it with \
+             `vidpulse admin set-plan --org {} --plan {asked}`, or leave out --plan",
+            org.0,
+            org.0
+        );
+    }
+    Ok(Placement {
+        org,
+        plan,
+        role: role.unwrap_or(default_role),
+        created: false,
+    })
+}
+
+/// The organization named `name` (case-insensitively) that the user with
+/// `address` belongs to, with its plan and the role they hold there; the
+/// first by name and id when several match.
+async fn own_organization(
+    store: &Arc<dyn Store>,
+    address: &EmailAddress,
+    name: &str,
+) -> anyhow::Result<Option<(OrgId, Plan, Role)>> {
+    let Some((user, _)) = store.password_of(address.as_str()).await? else {
+        return Ok(None);
+    };
+    let key = name.to_lowercase();
+    let Some(membership) = store
+        .memberships(user.id)
+        .await?
+        .into_iter()
+        .find(|m| m.name.to_lowercase() == key)
+    else {
+        return Ok(None);
+    };
+    let Some(org) = store.organization(membership.organization_id).await? else {
+        return Ok(None);
+    };
+    Ok(Some((org.id, org.plan, membership.role)))
+}
+
+/// Adds `user` to `org` as `role`; a member already keeps their role. The
+/// role they now hold there.
 async fn add_or_keep(
     store: &Arc<dyn Store>,
     org: OrgId,
     user: UserId,
     role: Role,
     now: DateTime<Utc>,
-) -> anyhow::Result<()> {
-    if !store.add_member(org, user, role, now).await? {
-        tracing::warn!(org = %org.0, "already a member: the role is left as it is");
+) -> anyhow::Result<Role> {
+    if store.add_member(org, user, role, now).await? {
+        return Ok(role);
     }
-    Ok(())
+    let held = store.membership_role(user, org).await?.unwrap_or(role);
+    if held != role {
+        tracing::warn!(org = %org.0, role = held.as_str(), "already a member: the role is left as it is");
+    }
+    Ok(held)
 }
 
 /// Changes an organization's plan and overrides.

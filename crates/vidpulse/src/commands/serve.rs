@@ -47,6 +47,7 @@ pub async fn run(database_url: &str, args: &ServeArgs) -> anyhow::Result<()> {
         .map_err(anyhow::Error::msg)?;
     let api = ApiConfig {
         upgrade_url: args.upgrade_url.clone(),
+        default_plan: args.plans.default_plan,
         identity: args.identity.config(),
         invite_ttl: chrono::Duration::seconds(args.mail.invite_ttl_secs as i64),
         mail,

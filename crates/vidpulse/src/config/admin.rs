@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::Subcommand;
+use clap::{Args, Subcommand};
 use uuid::Uuid;
 use vidpulse_domain::Plan;
 use vidpulse_domain::identity::Role;
@@ -18,12 +18,15 @@ pub enum AdminCommand {
         /// Its name.
         #[arg(long)]
         name: String,
-        /// Its plan.
-        #[arg(long, value_parser = parse_plan, default_value = "free")]
-        plan: Plan,
+        /// Its plan: free, pro or business (default: `--default-plan`).
+        #[arg(long, value_parser = parse_plan)]
+        plan: Option<Plan>,
         /// This user (created when unknown) becomes its owner.
         #[arg(long)]
         owner_email: Option<String>,
+        /// The plan of organizations created without `--plan`.
+        #[command(flatten)]
+        defaults: DefaultPlanArgs,
     },
     /// Change an organization's plan, optionally overriding its quota and cap.
     SetPlan {
@@ -73,14 +76,23 @@ pub enum AdminCommand {
         /// The user's e-mail address.
         #[arg(long)]
         email: String,
-        /// An organization's id to add the user to, or the name of a new
-        /// organization to create for them.
+        /// An organization's id to add the user to, or the name of an
+        /// organization: theirs of that name when they have one, else a new
+        /// one created for them.
         #[arg(long = "org", value_name = "ORG_ID_OR_NAME")]
         org: Option<String>,
         /// Their role there: viewer, editor, admin or owner (default: owner
         /// of a new organization, viewer of an existing one).
         #[arg(long, value_parser = parse_role, requires = "org")]
         role: Option<Role>,
+        /// The plan of the organization created for them: free, pro or
+        /// business (default: `--default-plan`); an existing organization on
+        /// another plan is refused (`admin set-plan` changes a plan).
+        #[arg(long, value_parser = parse_plan, requires = "org")]
+        plan: Option<Plan>,
+        /// The plan of organizations created without `--plan`.
+        #[command(flatten)]
+        defaults: DefaultPlanArgs,
         /// The web app's address, for the link.
         #[arg(
             long,
@@ -102,6 +114,18 @@ pub enum AdminCommand {
         #[arg(long)]
         name: Option<String>,
     },
+}
+
+/// The plan of new organizations that name none, shared by `serve` (an
+/// organization started in the web app) and the admin commands that create
+/// organizations.
+#[derive(Debug, Clone, Args)]
+pub struct DefaultPlanArgs {
+    /// Plan of new organizations that name none: free, pro or business
+    /// (organizations started in the web app, and those `admin create-org`
+    /// and `admin create-user` create without `--plan`).
+    #[arg(long, env = "VIDPULSE_DEFAULT_PLAN", value_parser = parse_plan, default_value = "free")]
+    pub default_plan: Plan,
 }
 
 fn parse_role(s: &str) -> Result<Role, String> {

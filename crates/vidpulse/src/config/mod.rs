@@ -20,7 +20,7 @@ mod secrets;
 mod serve;
 mod variables;
 
-pub use admin::AdminCommand;
+pub use admin::{AdminCommand, DefaultPlanArgs};
 pub use live::{LiveArgs, TiktokAdapter, YoutubeAdapter};
 pub use runtime::{RuntimeArgs, RuntimeSettings, Upstream};
 pub use secrets::MIN_JWT_SECRET_BYTES;

@@ -27,6 +27,9 @@ pub struct ServeArgs {
         default_value = "https://vidpulse.example/upgrade"
     )]
     pub upgrade_url: String,
+    /// The plan of organizations started in the web app.
+    #[command(flatten)]
+    pub plans: super::admin::DefaultPlanArgs,
     /// Dashboard identity (JWT) settings.
     #[command(flatten)]
     pub identity: IdentityArgs,

@@ -8,7 +8,7 @@ use serde_json::Value;
 use vidpulse_store::Backend;
 use vidpulse_store::testing::TestDb;
 
-fn vidpulse(db: &str, args: &[&str]) -> Output {
+pub(crate) fn vidpulse(db: &str, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_vidpulse"))
         .args(args)
         .env("DATABASE_URL", db)
@@ -17,7 +17,7 @@ fn vidpulse(db: &str, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn json_out(out: &Output) -> Value {
+pub(crate) fn json_out(out: &Output) -> Value {
     assert!(
         out.status.success(),
         "stderr: {}",
@@ -28,7 +28,7 @@ fn json_out(out: &Output) -> Value {
     serde_json::from_str(&stdout).unwrap()
 }
 
-fn one_line_error(out: &Output) -> String {
+pub(crate) fn one_line_error(out: &Output) -> String {
     assert!(!out.status.success());
     assert!(out.stdout.is_empty());
     let stderr = String::from_utf8(out.stderr.clone()).unwrap();

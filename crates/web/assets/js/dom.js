@@ -1,5 +1,6 @@
 // Small DOM helpers: element building, messages, form fields.
 import { t } from './i18n.js';
+import { planRefusal } from './plan.js';
 
 /**
  * h('button', {class: 'x', onclick: fn}, 'text', child…) → element.
@@ -77,7 +78,8 @@ export function errorText(e) {
     const after = e.headers && e.headers.get && e.headers.get('Retry-After');
     return after ? t('error.retry_in', { count: Number(after) }) : t('error.too_many');
   }
-  if (e.status === 402) return t('error.paid_plan');
+  const refusal = planRefusal(e);
+  if (refusal) return typeof refusal.command === 'string' ? `${refusal.text} ${refusal.command}` : refusal.text;
   if (e.status === 403 && e.code === 'INSUFFICIENT_PERMISSIONS') return t('error.forbidden');
   if (e.status >= 500) return t('error.server');
   return e.message || t('error.generic');
@@ -85,7 +87,22 @@ export function errorText(e) {
 
 /** An alert box for an error (role=alert: read out at once). */
 export function errorBox(e) {
+  const refusal = planRefusal(e);
+  if (refusal) return refusalBox(refusal);
   return h('div', { class: 'alert alert-error', role: 'alert' }, errorText(e));
+}
+
+/** A plan refusal: what it means, and the command that lifts it, if any. */
+function refusalBox(refusal) {
+  const box = h('div', { class: 'alert alert-error plan-refusal', role: 'alert' }, h('p', null, refusal.text));
+  if (refusal.command) {
+    const line = h('p', null);
+    box.append(line);
+    Promise.resolve(refusal.command)
+      .then((command) => line.append(h('code', { class: 'command' }, command)))
+      .catch(() => line.remove());
+  }
+  return box;
 }
 
 export function notice(text, kind = 'info') {

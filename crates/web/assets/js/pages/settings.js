@@ -1,10 +1,11 @@
-// Settings: the organization (name, logo), the user's language, API keys
-// (shown once at creation), the user's sessions.
+// Settings: the organization (name, logo), the user's language, the plan
+// and its limits, API keys (shown once at creation), the user's sessions.
 import { get, post, put, del, api, can, session, currentOrg } from '../api.js';
 import { h, clear, fill, field, select, errorBox, busy, pageHeader, section, notice, toast } from '../dom.js';
 import { t, dateTime, setLanguage, language } from '../i18n.js';
 import { dataTable } from '../table.js';
 import { render } from '../app.js';
+import { showPlan } from './plan-summary.js';
 
 const MAX_LOGO = 512 * 1024;
 
@@ -246,14 +247,17 @@ async function sessions(slot, isCurrent) {
 export default async function settings(main, params, query, ctx) {
   main.append(pageHeader(t('settings.title')));
   const orgSlot = h('div');
+  const planSlot = h('div');
   const keySlot = h('div');
   const sessionSlot = h('div');
   main.append(
     h('div', { class: 'grid-2' }, section(t('settings.organization'), orgSlot), section(t('settings.language'), languageForm())),
+    currentOrg() ? section(t('plan.title'), planSlot) : null,
     section(t('keys.title'), keySlot),
     section(t('sessions.title'), sessionSlot),
   );
   const tasks = [organization(orgSlot).catch((e) => orgSlot.append(errorBox(e))), sessions(sessionSlot, ctx.isCurrent)];
+  if (currentOrg()) tasks.push(showPlan(planSlot).catch((e) => planSlot.append(errorBox(e))));
   if (currentOrg() && can('admin')) tasks.push(apiKeys(keySlot, ctx.isCurrent));
   else keySlot.append(notice(t('keys.admins_only'), 'info'));
   await Promise.all(tasks);

@@ -1,12 +1,15 @@
-// Usage: the organization's API requests and credits per day (last 30 days).
+// Usage: the organization's plan and what it uses of its limits, and its API
+// requests and credits per day (last 30 days).
 import { get } from '../api.js';
-import { h, clear, fill, field, select, pageHeader, section } from '../dom.js';
+import { h, clear, fill, field, select, pageHeader, section, errorBox } from '../dom.js';
 import { t, num, date } from '../i18n.js';
 import { dataTable } from '../table.js';
 import { barChart } from '../charts.js';
+import { showPlan } from './plan-summary.js';
 
 export default async function usage(main, params, query, ctx) {
-  const report = await get('/dashboard/usage');
+  const planSlot = h('div');
+  const [report] = await Promise.all([get('/dashboard/usage'), showPlan(planSlot).catch((e) => planSlot.append(errorBox(e)))]);
   if (!ctx.isCurrent()) return;
   const days = [...(report.usage_history || [])].map((d) => ({ ...d, date: String(d.created_at).slice(0, 10) }));
   const ascending = [...days].sort((a, b) => (a.date < b.date ? -1 : 1));
@@ -19,6 +22,7 @@ export default async function usage(main, params, query, ctx) {
       h('div', { class: 'stat' }, h('dt', null, t('usage.requests_30')), h('dd', { id: 'usage-requests' }, num(report.summary?.total_requests_30_days))),
       h('div', { class: 'stat' }, h('dt', null, t('usage.credits_30')), h('dd', { id: 'usage-credits' }, num(report.summary?.total_credits_30_days))),
     ),
+    section(t('plan.title'), planSlot),
   );
   const metricSel = select(
     [

@@ -230,7 +230,7 @@ export default async function video(main, params, query, ctx) {
     h(
       'div',
       { class: 'video-head' },
-      thumbnail(record.thumbnail_url),
+      thumbnail(record),
       h(
         'div',
         null,

@@ -49,10 +49,15 @@ function writeState(state) {
   history.replaceState(null, '', `/videos${qs ? `?${qs}` : ''}`);
 }
 
-export function thumbnail(url) {
+/**
+ * A video's thumbnail, always from this origin (`GET /thumbnails/{id}`):
+ * the platform's picture through the server, or a tile in the platform's
+ * colour; nothing is loaded from another host.
+ */
+export function thumbnail(record) {
   const placeholder = () => h('span', { class: 'thumb thumb-placeholder', 'aria-hidden': 'true' }, '▶');
-  if (!url) return placeholder();
-  const img = h('img', { class: 'thumb', src: url, alt: '', loading: 'lazy', width: 64, height: 36, referrerpolicy: 'no-referrer' });
+  if (!record || !record.video_id) return placeholder();
+  const img = h('img', { class: 'thumb', src: `/thumbnails/${encodeURIComponent(record.video_id)}`, alt: '', loading: 'lazy', width: 64, height: 36 });
   img.addEventListener('error', () => img.replaceWith(placeholder()));
   return img;
 }
@@ -453,7 +458,7 @@ export default async function videos(main, params, query, ctx) {
       });
     }
     columns.push(
-      { key: 'thumb', label: h('span', { class: 'visually-hidden' }, t('videos.col_thumbnail')), csv: false, cell: (r) => thumbnail(r.thumbnail_url) },
+      { key: 'thumb', label: h('span', { class: 'visually-hidden' }, t('videos.col_thumbnail')), csv: false, cell: (r) => thumbnail(r) },
       {
         key: 'title',
         label: t('videos.col_title'),
