@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 pub mod analytics;
+pub mod anchor;
 pub mod api_key;
 pub mod clock;
 pub mod identity;
@@ -18,6 +19,7 @@ pub mod schedule;
 pub mod video_url;
 pub mod webhooks;
 
+pub use anchor::Anchor;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use ids::{ApiKeyId, OrgId, UserId, VideoId};
 pub use metrics::{Counters, Observation, ObservationSource};

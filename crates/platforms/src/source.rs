@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use vidpulse_domain::{Counters, ObservationSource, Platform};
+use vidpulse_domain::{Anchor, Counters, ObservationSource, Platform};
 
 use crate::http::UpstreamSnapshot;
 
@@ -213,6 +213,25 @@ pub trait Source: Send + Sync + std::fmt::Debug {
         platform: Platform,
         external_ids: &[String],
     ) -> Result<Vec<(String, ReadOutcome)>, SourceError>;
+
+    /// Whether this source continues a video from its [`Anchor`]: callers
+    /// load anchors for [`Source::read_anchored`] only when it says so (the
+    /// simulated source; no live adapter, which reads the platform itself).
+    fn wants_anchors(&self) -> bool {
+        false
+    }
+
+    /// [`Source::read_videos`], told the anchors of some of the ids (by
+    /// external id). The default ignores them.
+    async fn read_anchored(
+        &self,
+        platform: Platform,
+        external_ids: &[String],
+        anchors: &HashMap<String, Anchor>,
+    ) -> Result<Vec<(String, ReadOutcome)>, SourceError> {
+        let _ = anchors;
+        self.read_videos(platform, external_ids).await
+    }
 
     /// Finds a creator's account by username (without `@`).
     async fn resolve_channel(

@@ -13,7 +13,7 @@ use serde_json::json;
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 use vidpulse_domain::webhooks::{EventType, milestones_reached};
-use vidpulse_domain::{Counters, ObservationSource, OrgId, Platform};
+use vidpulse_domain::{Anchor, Counters, Observation, ObservationSource, OrgId, Platform};
 
 use crate::StoreError;
 use crate::closes::{self, Owner, Reading};
@@ -21,7 +21,7 @@ use crate::credits::Charge;
 use crate::manual_refresh::{self, ManualRead, RefreshAsk};
 use crate::rollup::{self, Scope, relink_sql};
 use crate::rows::DueRow;
-use crate::sql::{Conn, Dialect, SqlStore, Tx};
+use crate::sql::{Builder, Conn, Dialect, SqlStore, Tx};
 use crate::videos::VideoLookup;
 use crate::webhooks::{anyone_subscribes, emit_to_trackers};
 
@@ -159,6 +159,13 @@ pub trait RefreshStore {
     /// The earliest scheduled read, claimed or not.
     async fn next_refresh_due(&self) -> Result<Option<DateTime<Utc>>, StoreError>;
 
+    /// The anchors of the catalog videos `videos` that have one, for a source
+    /// that continues videos from them (the simulated one): each video's
+    /// latest reading any organization imported (at one instant, the
+    /// earliest tracking's) and the author its earliest tracking naming one
+    /// gave (`tracked_videos.own_author`). One query for a claimed batch.
+    async fn video_anchors(&self, videos: &[i64]) -> Result<BTreeMap<i64, Anchor>, StoreError>;
+
     /// An organization asks to read its video `video` now: answered by a
     /// read of the last `cooldown`, refused when the organization asked
     /// within it already, or the video claimed for `lease` to read it
@@ -183,6 +190,33 @@ pub trait RefreshStore {
         charge: &Charge,
     ) -> Result<bool, StoreError>;
 }
+
+/// Per tracking of the listed videos that gave an author or imported a
+/// reading: its video, author and latest imported reading (the primary key
+/// finds it), earliest tracking first; the `IN (` list follows.
+const ANCHORS_SQL: &str = "
+    SELECT tv.platform_video_id, tv.own_author, i.captured_at,
+           i.views, i.likes, i.comments, i.reposts, i.saves
+    FROM tracked_videos tv
+    LEFT JOIN imported_observations i
+      ON i.organization_id = tv.organization_id AND i.platform_video_id = tv.platform_video_id
+     AND i.captured_at = (SELECT max(j.captured_at) FROM imported_observations j
+                           WHERE j.organization_id = tv.organization_id
+                             AND j.platform_video_id = tv.platform_video_id)
+    WHERE (tv.own_author IS NOT NULL OR i.captured_at IS NOT NULL)
+      AND tv.platform_video_id IN (";
+
+/// A row of [`ANCHORS_SQL`].
+type AnchorRow = (
+    i64,
+    Option<String>,
+    Option<DateTime<Utc>>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+);
 
 /// The author of a video whose lease is still held (see [`observed_scope`]).
 fn held_sql<D: Dialect>() -> String {
@@ -246,6 +280,39 @@ impl<D: Dialect> RefreshStore for SqlStore<D> {
         )
         .fetch_scalar_optional(&mut *self.read().await?)
         .await?)
+    }
+
+    async fn video_anchors(&self, videos: &[i64]) -> Result<BTreeMap<i64, Anchor>, StoreError> {
+        let mut anchors: BTreeMap<i64, Anchor> = BTreeMap::new();
+        if videos.is_empty() {
+            return Ok(anchors);
+        }
+        let mut conn = self.read().await?;
+        for chunk in videos.chunks(closes::CHUNK) {
+            let mut q = Builder::<D>::new(ANCHORS_SQL);
+            q.push_list(chunk.iter().copied())
+                .push(") ORDER BY tv.platform_video_id, tv.created_at, tv.id");
+            let rows: Vec<AnchorRow> = q.build().fetch_all(&mut *conn).await?;
+            for (video, author, at, views, likes, comments, reposts, saves) in rows {
+                let anchor = anchors.entry(video).or_default();
+                anchor.author = anchor.author.take().or(author);
+                let Some(captured_at) = at else { continue };
+                if anchor.reading.is_none_or(|r| r.captured_at < captured_at) {
+                    let counters = Counters {
+                        views,
+                        likes,
+                        comments,
+                        reposts,
+                        saves,
+                    };
+                    anchor.reading = Some(Observation {
+                        captured_at,
+                        counters,
+                    });
+                }
+            }
+        }
+        Ok(anchors)
     }
 
     async fn ask_refresh(

@@ -2,7 +2,7 @@
 //! platform source in the largest batches it takes, and saves observations
 //! and the next read time (docs/api.md, "Videos": refreshing).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Duration as StdDuration;
 
@@ -11,7 +11,7 @@ use futures::StreamExt;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use vidpulse_domain::schedule::{RefreshSchedule, retry_after_failure};
-use vidpulse_domain::{Clock, Platform};
+use vidpulse_domain::{Anchor, Clock, Platform};
 use vidpulse_platforms::{ReadOutcome, Source, SourceError};
 use vidpulse_store::{CatalogMeta, DueVideo, RefreshOutcome, RefreshWrite, Store, StoreError};
 
@@ -74,6 +74,7 @@ pub async fn tick(ctx: &RefreshContext) -> Result<Tick, StoreError> {
         return Ok(Tick::Idle);
     }
     let claimed = due.len();
+    let mut anchors = load_anchors(&*ctx.store, &*ctx.source, &due).await?;
     let mut per_platform: BTreeMap<Platform, Vec<DueVideo>> = BTreeMap::new();
     for video in due {
         per_platform.entry(video.platform).or_default().push(video);
@@ -82,7 +83,8 @@ pub async fn tick(ctx: &RefreshContext) -> Result<Tick, StoreError> {
     for (platform, videos) in per_platform {
         let size = ctx.source.max_batch(platform).max(1);
         for chunk in videos.chunks(size) {
-            calls.push((platform, chunk.to_vec()));
+            let chunk_anchors = anchors_of(chunk, &mut anchors);
+            calls.push((platform, chunk.to_vec(), chunk_anchors));
         }
     }
     // Reads must finish well inside the lease, or another worker may take over.
@@ -90,7 +92,7 @@ pub async fn tick(ctx: &RefreshContext) -> Result<Tick, StoreError> {
         .to_std()
         .unwrap_or(StdDuration::from_secs(60));
     let writes: Vec<RefreshWrite> = futures::stream::iter(calls)
-        .map(|(platform, videos)| read_batch(ctx, platform, videos, deadline))
+        .map(|(platform, videos, anchors)| read_batch(ctx, platform, videos, anchors, deadline))
         .buffer_unordered(ctx.config.concurrency.max(1))
         .flat_map(futures::stream::iter)
         .collect()
@@ -100,16 +102,45 @@ pub async fn tick(ctx: &RefreshContext) -> Result<Tick, StoreError> {
     Ok(Tick::Worked(claimed))
 }
 
+/// The anchors of the claimed `videos` (by catalog id) when the source
+/// continues videos from them; nothing, and no query, for any other source
+/// (every live adapter). Every read of claimed videos passes them: the
+/// scheduled ticks and a manual refresh.
+pub async fn load_anchors(
+    store: &dyn Store,
+    source: &dyn Source,
+    videos: &[DueVideo],
+) -> Result<BTreeMap<i64, Anchor>, StoreError> {
+    if !source.wants_anchors() || videos.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let ids: Vec<i64> = videos.iter().map(|v| v.id).collect();
+    store.video_anchors(&ids).await
+}
+
+/// The anchors of `videos` taken out of `anchors`, by external id, as
+/// [`Source::read_anchored`] takes them.
+pub fn anchors_of(
+    videos: &[DueVideo],
+    anchors: &mut BTreeMap<i64, Anchor>,
+) -> HashMap<String, Anchor> {
+    videos
+        .iter()
+        .filter_map(|v| Some((v.external_id.clone(), anchors.remove(&v.id)?)))
+        .collect()
+}
+
 /// Reads one batch of one platform and turns every answer into a write.
 async fn read_batch(
     ctx: &RefreshContext,
     platform: Platform,
     videos: Vec<DueVideo>,
+    anchors: HashMap<String, Anchor>,
     deadline: StdDuration,
 ) -> Vec<RefreshWrite> {
     let ids: Vec<String> = videos.iter().map(|v| v.external_id.clone()).collect();
-    let answer = match tokio::time::timeout(deadline, ctx.source.read_videos(platform, &ids)).await
-    {
+    let read = ctx.source.read_anchored(platform, &ids, &anchors);
+    let answer = match tokio::time::timeout(deadline, read).await {
         Ok(answer) => answer,
         Err(_) => Err(SourceError::Transient(format!(
             "read timed out after {deadline:?}"

@@ -4,7 +4,8 @@
 //!
 //! Every parameter of a video comes from the SHA-256 of `"{platform}:{external id}"`,
 //! so the same (platform, id, instant) always gives the same reading, in any
-//! process and from any instance; nothing is stored.
+//! process and from any instance; nothing is stored. The one thing a read is
+//! told is a video's [`Anchor`] (see **Anchors**).
 //!
 //! **Growth.** With `a` the age in whole seconds (0 before publishing), views are
 //! `V·(1 − e^(−a/τ)) + V·r·T·ln(1 + a/T)`: a fast rise with time constant τ
@@ -38,6 +39,19 @@
 //! result, has the author hashed from its id (the trend search shows that
 //! one, and the offline short-link resolver puts it in the TikTok URL).
 //!
+//! **Anchors** (`anchored.rs`). This source stands in for the real platforms,
+//! whose numbers an import copies, so it wants anchors
+//! ([`Source::wants_anchors`]): for each video the refresh worker and a
+//! manual refresh pass what the service was told of it, the latest reading
+//! any organization imported and the author an organization gave (a URL's
+//! handle, an import's channel). A read of an anchored video continues from
+//! the reading: equal to it at its instant, growing from there along the
+//! video's curve scaled through it (or by the long tail when the video is
+//! published later here), never decreasing, and the same for the same (id,
+//! anchor, instant). The anchor's author replaces the hashed one, so only
+//! where a read would name one (YouTube, Instagram, not a channel's ids).
+//! Without an anchor a read is as above.
+//!
 //! **Creators** (`channels.rs`): `resolve_channel` derives an account from
 //! `"{platform}:{lower-case username}"`; usernames starting with `unknown` or
 //! `notfound` (any case), those in [`SimulatedConfig::unknown_usernames`] and
@@ -57,20 +71,21 @@
 //! [`SimulatedSource::set_gone`] at run time. Ids that cannot exist on the
 //! platform are reported gone.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
-use vidpulse_domain::{Clock, Counters, ObservationSource, Platform};
+use vidpulse_domain::{Anchor, Clock, Counters, ObservationSource, Platform};
 
 use crate::source::{
     Channel, ChannelVideo, ReadOutcome, Source, SourceError, TrendPage, TrendQuery, VideoMeta,
     VideoSnapshot,
 };
 
+mod anchored;
 mod channels;
 mod trends;
 
@@ -144,10 +159,27 @@ impl SimulatedSource {
         external_id: &str,
         at: DateTime<Utc>,
     ) -> Option<VideoSnapshot> {
-        Model::new(platform, external_id).map(|m| m.snapshot(at))
+        Model::new(platform, external_id).map(|m| m.snapshot(at, None))
     }
 
-    fn read_one(&self, platform: Platform, external_id: &str, now: DateTime<Utc>) -> ReadOutcome {
+    /// The fault-free reading at `at` of a video continued from `anchor`;
+    /// `None` if the id cannot exist.
+    pub fn anchored_snapshot_at(
+        platform: Platform,
+        external_id: &str,
+        anchor: &Anchor,
+        at: DateTime<Utc>,
+    ) -> Option<VideoSnapshot> {
+        Model::new(platform, external_id).map(|m| m.snapshot(at, Some(anchor)))
+    }
+
+    fn read_one(
+        &self,
+        platform: Platform,
+        external_id: &str,
+        anchor: Option<&Anchor>,
+        now: DateTime<Utc>,
+    ) -> ReadOutcome {
         let Some(model) = Model::new(platform, external_id) else {
             let reason = format!(
                 "no such video: `{external_id}` is not a valid {} video id (simulated)",
@@ -165,7 +197,7 @@ impl SimulatedSource {
         if self.config.failing_ids.iter().any(|f| f == external_id) {
             return ReadOutcome::Failed(SourceError::Transient(FAILURE.to_owned()));
         }
-        ReadOutcome::Found(model.snapshot(now))
+        ReadOutcome::Found(model.snapshot(now, anchor))
     }
 
     /// Whether this call fails as a whole: a draw over its arguments and the clock minute.
@@ -219,6 +251,20 @@ impl Source for SimulatedSource {
         platform: Platform,
         external_ids: &[String],
     ) -> Result<Vec<(String, ReadOutcome)>, SourceError> {
+        self.read_anchored(platform, external_ids, &HashMap::new())
+            .await
+    }
+
+    fn wants_anchors(&self) -> bool {
+        true
+    }
+
+    async fn read_anchored(
+        &self,
+        platform: Platform,
+        external_ids: &[String],
+        anchors: &HashMap<String, Anchor>,
+    ) -> Result<Vec<(String, ReadOutcome)>, SourceError> {
         if external_ids.is_empty() {
             return Ok(Vec::new());
         }
@@ -229,7 +275,10 @@ impl Source for SimulatedSource {
         if self.call_fails(platform, external_ids, now) {
             return Err(SourceError::Transient(FAILURE.to_owned()));
         }
-        let read = |id: &String| (id.clone(), self.read_one(platform, id, now));
+        let read = |id: &String| {
+            let outcome = self.read_one(platform, id, anchors.get(id), now);
+            (id.clone(), outcome)
+        };
         Ok(external_ids.iter().map(read).collect())
     }
 
@@ -370,10 +419,22 @@ impl<'a> Model<'a> {
         }
     }
 
-    fn snapshot(&self, now: DateTime<Utc>) -> VideoSnapshot {
+    /// The reading at `now`, continued from `anchor` when there is one.
+    fn snapshot(&self, now: DateTime<Utc>, anchor: Option<&Anchor>) -> VideoSnapshot {
+        let counters = match anchor.and_then(|a| a.reading.as_ref()) {
+            Some(reading) => self.anchored_counters(reading, now),
+            None => self.counters(now),
+        };
+        let mut meta = self.meta(now);
+        if let Some(author) = anchor.and_then(|a| a.author.as_deref())
+            && self.reports_author()
+        {
+            meta.author_username = Some(author.to_owned());
+            meta.author_display_name = Some(author.to_owned());
+        }
         VideoSnapshot {
-            counters: self.counters(now),
-            meta: self.meta(now),
+            counters,
+            meta,
             source: ObservationSource::Simulated,
         }
     }

@@ -22,7 +22,7 @@ fn strings(ids: &[&str]) -> Vec<String> {
 }
 
 /// Valid ids: TikTok with a creation time (2023) and without, YouTube, Instagram.
-fn sample_ids(platform: Platform, n: u64) -> Vec<String> {
+pub(super) fn sample_ids(platform: Platform, n: u64) -> Vec<String> {
     let tiktok = |i: u64| match i % 2 {
         0 => (7_300_000_000_000_000_000 + i * 7_919).to_string(),
         _ => (1_000 + i).to_string(),

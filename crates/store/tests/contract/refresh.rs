@@ -1,8 +1,13 @@
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, Duration, Utc};
 use rstest::rstest;
-use vidpulse_domain::{ApiKeyId, Counters, ObservationSource, Plan};
+use vidpulse_domain::{
+    Anchor, ApiKeyId, Counters, Observation, ObservationSource, Plan, Platform, VideoRef,
+};
 use vidpulse_store::{
-    Backend, CatalogMeta, DueVideo, RefreshOutcome, RefreshWrite, VideoLookup, VideoState,
+    Backend, CatalogMeta, DueVideo, ImportRow, RefreshOutcome, RefreshWrite, VideoLookup,
+    VideoState,
 };
 
 use crate::{org, store, t0, track, yt};
@@ -305,4 +310,105 @@ async fn an_organization_sees_only_its_own_window(
         .unwrap();
     assert!(rec.history.is_empty(), "b started after a's first read");
     assert_eq!(rec.latest.views, None);
+}
+
+/// A snapshot of `video` imported as read at `at` with `views`, by `channel`.
+fn imported(video: &VideoRef, at: DateTime<Utc>, views: i64, channel: Option<&str>) -> ImportRow {
+    ImportRow {
+        platform: video.platform,
+        external_id: video.external_id.clone(),
+        captured_at: at,
+        counters: counters(views),
+        url: None,
+        channel_username: channel.map(str::to_owned),
+        title: None,
+        published_at: None,
+    }
+}
+
+#[rstest]
+#[tokio::test]
+async fn anchors_are_the_latest_import_of_any_organization_and_the_earliest_author(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (_db, store) = store(backend).await;
+    let (a, b, c) = (
+        org(&store, Plan::Pro).await,
+        org(&store, Plan::Pro).await,
+        org(&store, Plan::Pro).await,
+    );
+    let tiktok = VideoRef {
+        platform: Platform::TikTok,
+        external_id: "7300000000000000001".into(),
+        canonical_url: "https://www.tiktok.com/@leo/video/7300000000000000001".into(),
+    };
+    // `c` tracks yt(1) first, saying nothing of it; `a` then imports it as
+    // mira's, `b` as ana's with an older reading and one at `a`'s latest instant.
+    track(&store, c, t0(), vec![yt(1), yt(3), tiktok.clone()]).await;
+    let window = Duration::days(30);
+    let day = |n: i64| t0() - Duration::days(n);
+    let rows = [
+        imported(&yt(1), day(3), 1200, Some("mira")),
+        imported(&yt(1), day(2), 1900, Some("mira")),
+    ];
+    let later = t0() + Duration::hours(1);
+    store
+        .import_observations(a, &rows, window, later)
+        .await
+        .unwrap();
+    let rows = [
+        imported(&yt(1), day(5), 500, Some("ana")),
+        imported(&yt(1), day(2), 2500, Some("ana")),
+        imported(&yt(2), day(1), 700, None),
+    ];
+    let later = t0() + Duration::hours(2);
+    store
+        .import_observations(b, &rows, window, later)
+        .await
+        .unwrap();
+
+    let due = store
+        .claim_due_videos(later, 10, Duration::minutes(LEASE))
+        .await
+        .unwrap();
+    let id = |external: &str| due.iter().find(|d| d.external_id == external).unwrap().id;
+    let mut ids: Vec<i64> = due.iter().map(|d| d.id).collect();
+    ids.push(9_999_999); // no such video
+    let anchors = store.video_anchors(&ids).await.unwrap();
+    let reading = |at, views| {
+        Some(Observation {
+            captured_at: at,
+            counters: counters(views),
+        })
+    };
+    let expected = BTreeMap::from([
+        (
+            id(&yt(1).external_id),
+            Anchor {
+                reading: reading(day(2), 1900),
+                author: Some("mira".into()),
+            },
+        ),
+        (
+            id(&yt(2).external_id),
+            Anchor {
+                reading: reading(day(1), 700),
+                author: None,
+            },
+        ),
+        (
+            id(&tiktok.external_id),
+            Anchor {
+                reading: None,
+                author: Some("leo".into()),
+            },
+        ),
+    ]);
+    assert_eq!(anchors, expected, "yt(3) has none");
+    assert!(store.video_anchors(&[]).await.unwrap().is_empty());
+    let one = store
+        .video_anchors(&[id(&yt(2).external_id)])
+        .await
+        .unwrap();
+    assert_eq!(one.len(), 1);
 }

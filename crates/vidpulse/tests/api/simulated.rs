@@ -1,13 +1,15 @@
 //! The simulated platforms agree with themselves, as someone evaluating the
 //! service without API keys sees them: a URL's handle is its video's author,
-//! a creator's videos are that creator's, and short links resolve to full
-//! page URLs.
+//! a creator's videos are that creator's, short links resolve to full page
+//! URLs, and an imported video continues from its import.
 
+use chrono::Duration;
 use rstest::rstest;
-use serde_json::Value;
+use serde_json::{Value, json};
 use vidpulse_domain::{Clock, Plan};
 use vidpulse_store::Backend;
 
+use crate::analytics::import;
 use crate::dashboard::track_creator;
 use crate::helpers::{TIKTOK, TestApp};
 
@@ -127,4 +129,62 @@ async fn a_short_link_resolves_to_a_page_url_naming_its_author(
     let v = &a.body["data"]["data"];
     assert_eq!(v["author_username"], handle, "{}", a.body);
     assert_eq!(v["url"], url);
+}
+
+/// The README's step 8: two snapshots of a YouTube video, imported as mira's.
+fn readme_history(app: &TestApp) -> String {
+    let ago = |days| (app.clock.now() - Duration::days(days)).format("%FT%TZ");
+    format!(
+        "platform,external_video_id,captured_at,views,likes,comments,reposts,saves,channel_username\n\
+         youtube,aqz-KE-bpKQ,{},1200,80,4,,,mira\n\
+         youtube,aqz-KE-bpKQ,{},1900,120,9,,,mira\n",
+        ago(3),
+        ago(2)
+    )
+}
+
+/// The organization's record of the README's imported video.
+async fn imported_record(app: &TestApp, key: &str) -> Value {
+    let a = app
+        .get("/v1/videos/by-external-id/aqz-KE-bpKQ", Some(key))
+        .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    a.body["data"]["data"].clone()
+}
+
+/// Checks that the record continues from the import: mira's, its views
+/// within a small factor of the imported 1900 on every reading.
+fn continues_from_the_import(record: &Value) -> i64 {
+    assert_eq!(record["author_username"], "mira", "{record}");
+    let views = record["views"].as_i64().unwrap();
+    assert!((1900..=3 * 1900).contains(&views), "{record}");
+    let likes = record["likes"].as_i64().unwrap();
+    assert!((120..=3 * 120).contains(&likes), "{record}");
+    for (at, v) in record["stats"]["views"].as_object().unwrap() {
+        assert!(v.as_i64().unwrap() <= 3 * 1900, "{at}: {record}");
+    }
+    views
+}
+
+#[rstest]
+#[tokio::test]
+async fn an_imported_video_read_later_continues_from_its_import(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let (org, key) = app.org_with_key(Plan::Pro).await;
+    import(&app, org, &readme_history(&app)).await.unwrap();
+    assert_eq!(app.run_worker_until_idle().await, 1);
+    let record = imported_record(&app, &key).await;
+    assert!(record["stats_last_updated"].is_string(), "read: {record}");
+    let first = continues_from_the_import(&record);
+
+    // A manual refresh reads it the same way, a little further on.
+    app.advance(Duration::days(1));
+    let path = "/v1/videos/by-external-id/aqz-KE-bpKQ/refresh";
+    let a = app.post(path, &key, &json!({})).await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(a.body["data"]["fresh"], true);
+    let record = imported_record(&app, &key).await;
+    assert!(continues_from_the_import(&record) >= first, "{record}");
 }

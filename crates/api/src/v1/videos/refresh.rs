@@ -15,6 +15,7 @@ use uuid::Uuid;
 use vidpulse_domain::{ApiKeyId, OrgId, VideoId};
 use vidpulse_platforms::{ReadOutcome, SourceError};
 use vidpulse_store::{Charge, ManualRead, RefreshAsk, RefreshOutcome, RefreshWrite, VideoLookup};
+use vidpulse_worker::refresh::{anchors_of, load_anchors};
 
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
@@ -221,9 +222,12 @@ async fn read_now(
 ) -> Result<(), ApiError> {
     let due = &read.due;
     let ids = [due.external_id.clone()];
+    let claimed = std::slice::from_ref(due);
+    let mut anchors = load_anchors(&*app.store, &*app.source, claimed).await?;
+    let anchors = anchors_of(claimed, &mut anchors);
     let answer = match tokio::time::timeout(
         READ_TIMEOUT,
-        app.source.read_videos(due.platform, &ids),
+        app.source.read_anchored(due.platform, &ids, &anchors),
     )
     .await
     {
