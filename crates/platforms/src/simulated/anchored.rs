@@ -272,6 +272,24 @@ mod tests {
     }
 
     #[test]
+    fn a_video_read_before_the_model_publishes_it_has_no_publish_time() {
+        for p in Platform::ALL {
+            for id in sample_ids(p, 6) {
+                let published = Model::new(p, &id).unwrap().published(t(NOW));
+                let published = DateTime::from_timestamp(published, 0).unwrap();
+                for (at, said) in [
+                    (published - Span::days(40), None),
+                    (published, Some(published)),
+                ] {
+                    let given = anchor(reading(p, at, 1_900), None);
+                    let meta = read_at(p, &id, &given, published + Span::days(1)).meta;
+                    assert_eq!(meta.published_at, said, "{p} {id}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn counters_the_anchor_lacks_follow_from_those_it_has() {
         let at = t(NOW) - Span::days(2);
         let id = "C0000000007";

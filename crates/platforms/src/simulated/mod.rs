@@ -50,7 +50,8 @@
 //! published later here), never decreasing, and the same for the same (id,
 //! anchor, instant). The anchor's author replaces the hashed one, so only
 //! where a read would name one (YouTube, Instagram, not a channel's ids).
-//! Without an anchor a read is as above.
+//! A publish time after the anchor's reading goes unsaid (`None`). Without
+//! an anchor a read is as above.
 //!
 //! **Creators** (`channels.rs`): `resolve_channel` derives an account from
 //! `"{platform}:{lower-case username}"`; usernames starting with `unknown` or
@@ -421,11 +422,19 @@ impl<'a> Model<'a> {
 
     /// The reading at `now`, continued from `anchor` when there is one.
     fn snapshot(&self, now: DateTime<Utc>, anchor: Option<&Anchor>) -> VideoSnapshot {
-        let counters = match anchor.and_then(|a| a.reading.as_ref()) {
+        let reading = anchor.and_then(|a| a.reading.as_ref());
+        let counters = match reading {
             Some(reading) => self.anchored_counters(reading, now),
             None => self.counters(now),
         };
         let mut meta = self.meta(now);
+        // A video imported as read before the model publishes it was out
+        // then: the model's later publish time goes unsaid.
+        if let Some(reading) = reading
+            && meta.published_at > Some(reading.captured_at)
+        {
+            meta.published_at = None;
+        }
         if let Some(author) = anchor.and_then(|a| a.author.as_deref())
             && self.reports_author()
         {
