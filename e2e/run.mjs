@@ -798,6 +798,13 @@ try {
       await sleep(200);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       if (overflow > 1) wide.push(`${name} (${url}) by ${overflow}px`);
+      // Nor does a field's control spill out of its cell (over its neighbour).
+      const spilled = await page.evaluate(() =>
+        [...document.querySelectorAll('.field')]
+          .filter((f) => [...f.children].some((c) => c.getBoundingClientRect().right > f.getBoundingClientRect().right + 1))
+          .map((f) => f.querySelector('label')?.textContent || '?'),
+      );
+      if (spilled.length) wide.push(`${name} (${url}): fields wider than their cell: ${spilled.join(', ')}`);
       await shot(`phone-${name}`);
     };
     try {
