@@ -720,6 +720,15 @@ try {
     expect(command === `vidpulse admin set-plan --org ${freeOrg} --plan pro`, `the owner's command: ${command}`);
     await checkA11y('plan refusal (owner)');
     await shot('plan-refusal');
+    // A quota reached: the command raises it and keeps the other limit.
+    await admin('set-plan', '--org', freeOrg, '--plan', 'free', '--video-quota', '1');
+    await visit('/videos');
+    await page.getByLabel('Video links').fill(LINKS[0]);
+    await page.getByRole('button', { name: 'Track videos' }).click();
+    await page.locator('.plan-refusal code.command').waitFor();
+    const raise = await page.locator('.plan-refusal code.command').textContent();
+    expect(raise === `vidpulse admin set-plan --org ${freeOrg} --plan free --video-quota 2 --creator-cap 10`, `the quota command: ${raise}`);
+    expect((await page.locator('.plan-refusal').textContent()).includes('Tracked-video quota reached'), 'the server says which limit');
     await visit('/settings');
     await page.locator('#plan-name', { hasText: 'Free' }).waitFor();
     expect((await page.locator('#plan-trends').textContent()).includes('Not included'), 'no trend searches on free');
