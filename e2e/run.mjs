@@ -240,7 +240,9 @@ try {
   let setPasswordLink;
   let created = null;
   try {
-    created = await admin('create-user', '--email', OWNER, '--org', 'Acme', '--role', 'owner');
+    // As the README's web-app section has it: the operator is the user, on
+    // a plan with every feature.
+    created = await admin('create-user', '--email', OWNER, '--org', 'Acme', '--role', 'owner', '--plan', 'pro');
   } catch (e) {
     // A binary without `admin create-user`: the owner from create-org, and
     // the link from a "forgot password" e-mail in the outbox.
@@ -284,9 +286,13 @@ try {
     if (/Content Security Policy|Refused to/.test(text)) problems.push(`${currentJourney}: CSP: ${text}`);
   });
   page.on('pageerror', (e) => problems.push(`${currentJourney}: page error: ${e.message}`));
+  // Every request the page makes stays on this origin (thumbnails included).
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    if (/^https?:$/.test(url.protocol) && url.origin !== base) problems.push(`${currentJourney}: request to another host: ${r.url()}`);
+  });
   page.on('dialog', (d) => d.accept());
-  // Nothing leaves this machine: thumbnails of the simulated platforms
-  // point at other hosts, which the app must survive (placeholder).
+  // Nothing leaves this machine; a request that tries is reported above.
   await context.route(/^https?:\/\/(?!127\.0\.0\.1)/, (route) => route.abort('internetdisconnected'));
 
   let orgId;
@@ -311,8 +317,8 @@ try {
     await settled();
     orgId = await page.evaluate(() => localStorage.getItem('vidpulse.organization'));
     expect(orgId, 'no organization chosen after sign-in');
-    // Paid features (creator adds, PATCH) need a paid plan.
-    await admin('set-plan', '--org', orgId, '--plan', 'pro');
+    // Paid features (creator adds, PATCH) need a paid plan: create-user gave it.
+    expect(!created || JSON.parse(created).plan === 'pro', `the first organization's plan: ${created}`);
   });
   if (!signedUp) throw new Error('cannot continue without an account');
 
@@ -656,6 +662,92 @@ try {
     await page.getByRole('button', { name: 'Create organization' }).click();
     await page.getByRole('heading', { level: 1, name: 'Videos' }).waitFor();
     await page.getByRole('heading', { name: 'Tracked videos' }).waitFor();
+    await context.clearCookies();
+    await context.addCookies(saved);
+    await page.evaluate((id) => localStorage.setItem('vidpulse.organization', id), orgId);
+  });
+
+  await journey('plan and limits on Settings and Usage', async () => {
+    await visit('/settings');
+    await page.locator('#plan-name', { hasText: 'Pro' }).waitFor();
+    const videos = await page.locator('#plan-videos').textContent();
+    expect(/\d+ of 1,000/.test(videos), `tracked videos against the quota: ${videos}`);
+    expect(/of 200/.test(await page.locator('#plan-creators').textContent()), 'creators against the cap');
+    expect(/of 1,000/.test(await page.locator('#plan-trends').textContent()), 'trend searches against the month');
+    // The owner is shown what the operator runs to move up.
+    const command = await page.locator('#plan-command').textContent();
+    expect(command === `vidpulse admin set-plan --org ${orgId} --plan business`, `the command: ${command}`);
+    await checkA11y('settings (plan)');
+    await shot('settings-plan');
+    await visit('/usage');
+    await page.locator('#plan-name', { hasText: 'Pro' }).waitFor();
+    expect((await page.locator('meter').count()) === 3, 'a meter per limit');
+    await checkA11y('usage (plan)');
+    await shot('usage-plan');
+  });
+
+  await journey('create-user again: a new link, the same organization', async () => {
+    const again = JSON.parse(await admin('create-user', '--email', OWNER, '--org', 'Acme Studio', '--role', 'owner', '--plan', 'pro'));
+    expect(again.organization_id === orgId && again.organization_created === false, `the same organization: ${JSON.stringify(again)}`);
+    expect(again.set_password_url.includes('/set-password?token='), 'a new link');
+    const listed = await apiFetch('GET', '/organizations/list');
+    expect(listed.body.data.length === 1, `one organization: ${JSON.stringify(listed.body.data)}`);
+  });
+
+  await journey('a plan refusal tells who can lift it what to run', async () => {
+    const saved = await context.cookies();
+    /** Signs `email` in through a fresh create-user link; their organization's id. */
+    const signInAs = async (args) => {
+      const printed = JSON.parse(await admin('create-user', ...args, '--app-url', base));
+      await context.clearCookies();
+      await page.evaluate(() => localStorage.removeItem('vidpulse.organization'));
+      const link = new URL(printed.set_password_url);
+      await visit(link.pathname + link.search);
+      await page.getByLabel('New password').fill(PASSWORD);
+      await page.getByLabel('Repeat the password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Set password and sign in' }).click();
+      await page.waitForURL(`${base}/videos`);
+      await settled();
+      return printed.organization_id;
+    };
+    const saveCampaign = async () => {
+      await visit('/videos');
+      await waitFor('the tracked video', async () => (await page.locator('a.title-link').count()) === 1, 30000, 1000);
+      await page.locator('a.title-link').first().click();
+      await page.waitForURL(/\/videos\/[0-9a-f-]{36}$/);
+      await settled();
+      await page.getByLabel('Campaign', { exact: true }).fill('Launch');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      return page.locator('.plan-refusal');
+    };
+    // The owner of a free organization: the exact command.
+    const freeOrg = await signInAs(['--email', 'free-owner@example.test', '--org', 'Free Co']);
+    await page.getByLabel('Video links').fill(LINKS[1]);
+    await page.getByRole('button', { name: 'Track videos' }).click();
+    await page.locator('.track-results td', { hasText: 'Tracked' }).first().waitFor();
+    let refusal = await saveCampaign();
+    await refusal.locator('code.command').waitFor();
+    const command = await refusal.locator('code.command').textContent();
+    expect(command === `vidpulse admin set-plan --org ${freeOrg} --plan pro`, `the owner's command: ${command}`);
+    await checkA11y('plan refusal (owner)');
+    await shot('plan-refusal');
+    // A quota reached: the command raises it and keeps the other limit.
+    await admin('set-plan', '--org', freeOrg, '--plan', 'free', '--video-quota', '1');
+    await visit('/videos');
+    await page.getByLabel('Video links').fill(LINKS[0]);
+    await page.getByRole('button', { name: 'Track videos' }).click();
+    await page.locator('.plan-refusal code.command').waitFor();
+    const raise = await page.locator('.plan-refusal code.command').textContent();
+    expect(raise === `vidpulse admin set-plan --org ${freeOrg} --plan free --video-quota 2 --creator-cap 10`, `the quota command: ${raise}`);
+    expect((await page.locator('.plan-refusal').textContent()).includes('Tracked-video quota reached'), 'the server says which limit');
+    await visit('/settings');
+    await page.locator('#plan-name', { hasText: 'Free' }).waitFor();
+    expect((await page.locator('#plan-trends').textContent()).includes('Not included'), 'no trend searches on free');
+    // An editor there: told to ask an owner, no command.
+    await signInAs(['--email', 'free-editor@example.test', '--org', freeOrg, '--role', 'editor']);
+    refusal = await saveCampaign();
+    await refusal.getByText('Ask an owner of this organization').waitFor();
+    expect((await refusal.locator('code').count()) === 0, 'no command for an editor');
     await context.clearCookies();
     await context.addCookies(saved);
     await page.evaluate((id) => localStorage.setItem('vidpulse.organization', id), orgId);
