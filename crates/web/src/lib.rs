@@ -65,12 +65,24 @@ pub fn router<S: Clone + Send + Sync + 'static>() -> Router<S> {
     for (from, to) in REDIRECTS {
         router = router.route(from, get(move |uri: OriginalUri| redirect(uri, to)));
     }
-    router
+    let router = router
         .route("/assets/{*path}", get(asset))
-        .layer(CompressionLayer::new())
+        .layer(CompressionLayer::new());
+    with_security_headers(router, CSP)
+}
+
+/// `router` with the app's security headers on every answer: `csp` as its
+/// content security policy, `nosniff`, and no referrer sent to another
+/// origin. Other browsable pages (the API reference at `/docs`) use it too,
+/// with a policy of their own.
+pub fn with_security_headers<S: Clone + Send + Sync + 'static>(
+    router: Router<S>,
+    csp: &'static str,
+) -> Router<S> {
+    router
         .layer(SetResponseHeaderLayer::overriding(
             CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(CSP),
+            HeaderValue::from_static(csp),
         ))
         .layer(SetResponseHeaderLayer::overriding(
             X_CONTENT_TYPE_OPTIONS,
