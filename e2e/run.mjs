@@ -1064,6 +1064,23 @@ try {
     expect(cells === '\r\n"-1,234",-5,-7,\'-5,\'=1+1,\'+1,\'@SUM(A1),\'\tx,"\'\rx",a=b,\'=1+1\r\n', `cells: ${JSON.stringify(cells)}`);
   });
 
+  await journey('API reference at /docs renders under its CSP', async () => {
+    const before = problems.length;
+    const answer = await page.goto(`${base}/docs/`);
+    const csp = answer.headers()['content-security-policy'] || '';
+    expect(csp.includes("frame-ancestors 'none'"), `/docs/ CSP: ${csp}`);
+    expect(answer.headers()['x-content-type-options'] === 'nosniff', '/docs/ nosniff');
+    await page.locator('.opblock').first().waitFor();
+    const operations = await page.locator('.opblock').count();
+    expect(operations > 20, `only ${operations} operations shown`);
+    // An operation opens with its parameters and responses.
+    await page.locator('.opblock-summary').first().click();
+    await page.locator('.opblock .responses-wrapper').first().waitFor();
+    await sleep(300);
+    await shot('docs', { full: false });
+    expect(problems.length === before, problems.slice(before).join('\n'));
+  });
+
   await journey('no console errors or CSP violations', async () => {
     expect(problems.length === 0, problems.join('\n'));
   });

@@ -1,10 +1,35 @@
 //! The OpenAPI document, assembled from the handlers' `#[utoipa::path]`
-//! annotations as routes are registered, so it cannot drift from them.
+//! annotations as routes are registered, so it cannot drift from them, and
+//! `/docs`, the browsable reference that reads it.
 
+use axum::Router;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
+use utoipa_swagger_ui::{Config, SwaggerUi};
+
+/// The content security policy of `/docs`: the web app's
+/// ([`vidpulse_web::CSP`]: nothing from another host, no framing, no inline
+/// script), except that Swagger UI sets `style` attributes on its elements,
+/// draws its icons as `data:` images, and its logo (an SVG) carries one
+/// `<style>` element, allowed by its hash (a newer Swagger UI with another
+/// logo shows up as a CSP violation in the browser test).
+pub const DOCS_CSP: &str = "default-src 'self'; img-src 'self' data:; \
+     style-src 'self' 'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='; \
+     style-src-attr 'unsafe-inline'; script-src 'self'; connect-src 'self'; \
+     frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
+/// `/docs`: Swagger UI (its assets compiled into the binary, so nothing
+/// loads from another host) reading `/openapi.json`, with the web app's
+/// security headers. Its online validator is off: it would send the document
+/// to another host.
+pub fn docs<S: Clone + Send + Sync + 'static>(doc: utoipa::openapi::OpenApi) -> Router<S> {
+    let ui = SwaggerUi::new("/docs")
+        .url("/openapi.json", doc)
+        .config(Config::default().validator_url("none"));
+    vidpulse_web::with_security_headers(Router::from(ui), DOCS_CSP)
+}
 
 /// The document's fixed parts; paths are added by the routers.
 #[derive(OpenApi)]

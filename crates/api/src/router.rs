@@ -9,7 +9,6 @@ use axum::routing::get;
 use tower_http::catch_panic::CatchPanicLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
-use utoipa_swagger_ui::SwaggerUi;
 
 use crate::error::{ApiError, ErrorCode};
 use crate::openapi::ApiDoc;
@@ -23,12 +22,9 @@ pub const BODY_LIMIT: usize = 1024 * 1024;
 pub fn router(state: AppState) -> Router {
     metrics::install();
     let (api, doc) = routes_and_document();
-    // The browsable reference: Swagger UI, its assets compiled into the
-    // binary (nothing loads from another host), reading `/openapi.json`.
-    let docs = SwaggerUi::new("/docs").url("/openapi.json", doc);
     Router::new()
         .merge(api)
-        .merge(docs)
+        .merge(crate::openapi::docs(doc))
         .merge(vidpulse_web::router())
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))

@@ -45,11 +45,13 @@ pub const CSP: &str = "default-src 'self'; img-src 'self' data: https:; style-sr
 
 /// The headers of every answer of the app: its content security policy, no
 /// type sniffing, and no address sent to other sites.
-const SECURITY_HEADERS: [(HeaderName, &str); 3] = [
-    (CONTENT_SECURITY_POLICY, CSP),
-    (X_CONTENT_TYPE_OPTIONS, "nosniff"),
-    (REFERRER_POLICY, "same-origin"),
-];
+fn security_headers(csp: &'static str) -> [(HeaderName, &'static str); 3] {
+    [
+        (CONTENT_SECURITY_POLICY, csp),
+        (X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (REFERRER_POLICY, "same-origin"),
+    ]
+}
 
 /// The name of the web app's session cookie (set by the API's sign-in).
 pub const SESSION_COOKIE: &str = "vidpulse_session";
@@ -104,10 +106,21 @@ pub fn router<S: Clone + Send + Sync + 'static>() -> Router<S> {
     for (from, to) in REDIRECTS {
         router = router.route(from, get(move |uri: OriginalUri| redirect(uri, to)));
     }
-    router = router
+    let router = router
         .route("/assets/{*path}", get(asset))
         .layer(CompressionLayer::new());
-    for (name, value) in SECURITY_HEADERS {
+    with_security_headers(router, CSP)
+}
+
+/// `router` with the app's security headers on every answer: `csp` as its
+/// content security policy, `nosniff`, and no referrer sent to another
+/// origin. Other browsable pages (the API reference at `/docs`) use it too,
+/// with a policy of their own.
+pub fn with_security_headers<S: Clone + Send + Sync + 'static>(
+    mut router: Router<S>,
+    csp: &'static str,
+) -> Router<S> {
+    for (name, value) in security_headers(csp) {
         router = router.layer(SetResponseHeaderLayer::overriding(
             name,
             HeaderValue::from_static(value),
@@ -136,7 +149,7 @@ pub fn not_found_page(method: &Method, path: &str, headers: &HeaderMap) -> Optio
     let mut response = index(&unconditional);
     *response.status_mut() = StatusCode::NOT_FOUND;
     let out = response.headers_mut();
-    for (name, value) in SECURITY_HEADERS {
+    for (name, value) in security_headers(CSP) {
         out.insert(name, HeaderValue::from_static(value));
     }
     Some(response)

@@ -545,3 +545,55 @@ async fn idle_keep_alive_connections_are_closed(#[values(Backend::Sqlite)] backe
         .expect("the idle HTTP/1 connection is closed");
     assert!(answered.elapsed() >= std::time::Duration::from_millis(800));
 }
+
+#[rstest]
+#[tokio::test]
+async fn the_docs_carry_the_apps_security_headers(#[values(Backend::Sqlite)] backend: Backend) {
+    let app = TestApp::spawn(backend).await;
+    for path in [
+        "/docs/",
+        "/docs/swagger-initializer.js",
+        "/docs/swagger-ui-bundle.js",
+        "/docs/swagger-ui.css",
+    ] {
+        let a = app.client.get(app.url(path)).send().await.unwrap();
+        assert_eq!(a.status().as_u16(), 200, "{path}");
+        let header = |name: &str| {
+            a.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let csp = header("content-security-policy");
+        for directive in [
+            "default-src 'self'",
+            "script-src 'self'",
+            "frame-ancestors 'none'",
+            "base-uri 'none'",
+        ] {
+            assert!(csp.contains(directive), "{path}: {csp}");
+        }
+        assert!(!csp.contains("'unsafe-eval'"), "{path}: {csp}");
+        assert!(
+            !csp.contains("script-src 'self' 'unsafe-inline'"),
+            "{path}: {csp}"
+        );
+        assert_eq!(header("x-content-type-options"), "nosniff", "{path}");
+        assert_eq!(header("referrer-policy"), "same-origin", "{path}");
+    }
+    // The online validator, which would send the document to another host, is off.
+    let initializer = app
+        .client
+        .get(app.url("/docs/swagger-initializer.js"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        initializer.contains(r#""validatorUrl": "none""#),
+        "{initializer}"
+    );
+}
