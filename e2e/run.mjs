@@ -610,13 +610,21 @@ try {
     const saved = await context.cookies();
     await context.clearCookies();
     const url = new URL(inviteLink);
+    expect(/^\?token=[0-9a-f]{64}$/.test(url.search), `the link carries its token: ${inviteLink}`);
+    // Without the link's token the page only offers to sign in.
     await visit(url.pathname);
+    await page.getByRole('link', { name: 'Sign in to accept' }).waitFor();
+    expect((await page.getByLabel('New password').count()) === 0, 'no password form without the token');
+    await visit(url.pathname + url.search);
+    await page.getByText(`${OWNER} invited you to join Acme as Editor.`).waitFor();
     await checkA11y('invitation (signed out)');
     await shot('invitation');
     await page.getByLabel('New password').fill(PASSWORD);
     await page.getByLabel('Repeat the password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Create password and continue' }).click();
     await page.getByRole('button', { name: 'Accept invitation' }).waitFor();
+    await page.getByText(`${OWNER} invited you to join Acme as Editor.`).waitFor();
+    await shot('invitation-signed-in');
     await page.getByRole('button', { name: 'Accept invitation' }).click();
     await page.getByText('Welcome to Acme!').waitFor();
     await visit('/videos');
@@ -630,6 +638,41 @@ try {
     await page.locator('.toast', { hasText: 'kate@example.test is now Viewer.' }).waitFor();
     await settled();
     expect((await page.getByLabel('Role of kate@example.test').inputValue()) === 'viewer', 'role changed');
+  });
+
+  await journey('team: re-send and cancel a pending invitation', async () => {
+    const firstLink = await linkFromOutbox('/invitations/', 'sam@example.test');
+    await visit('/team');
+    await page.getByRole('button', { name: 'Re-send the invitation to sam@example.test' }).click();
+    await page.locator('.toast', { hasText: 'Invitation sent again to sam@example.test.' }).waitFor();
+    // A new e-mail with a new link.
+    const secondLink = await waitFor('a second invitation e-mail', async () => {
+      const files = (await readdir(outbox)).filter((f) => f.endsWith('.eml'));
+      for (const f of files) {
+        const text = (await readFile(path.join(outbox, f), 'utf8')).replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+        const m = text.includes('sam@example.test') && text.match(/https?:\/\/[^\s"<>]*\/invitations\/[^\s"<>]*/);
+        if (m && m[0] !== firstLink) return m[0];
+      }
+      return null;
+    });
+    await checkA11y('team (pending invitations)');
+    await shot('team-pending');
+    await page.getByRole('button', { name: 'Cancel the invitation of sam@example.test' }).click();
+    await page.locator('.toast', { hasText: 'Invitation of sam@example.test cancelled.' }).waitFor();
+    await page.locator('#pending-count', { hasText: '0' }).waitFor();
+    expect((await page.getByRole('button', { name: 'Cancel the invitation of sam@example.test' }).count()) === 0, 'no longer listed');
+    // Neither link works any more.
+    const saved = await context.cookies();
+    await context.clearCookies();
+    for (const link of [firstLink, secondLink]) {
+      const url = new URL(link);
+      await visit(url.pathname + url.search);
+      await page.getByText('This invitation link is unknown').waitFor();
+      expect((await page.getByLabel('New password').count()) === 0, 'no password form for a dead link');
+    }
+    await shot('invitation-cancelled');
+    await context.addCookies(saved);
+    await page.evaluate((id) => localStorage.setItem('vidpulse.organization', id), orgId);
   });
 
   await journey('sessions listed', async () => {

@@ -1,6 +1,6 @@
-// Team: members and roles, invitations (up to 3 at once), pending ones,
-// removing a member.
-import { get, post, can, session } from '../api.js';
+// Team: members and roles, invitations (up to 3 at once), pending ones
+// (admins cancel or re-send each), removing a member.
+import { get, post, del, can, session } from '../api.js';
 import { h, clear, fill, field, select, errorBox, busy, pageHeader, section, toast } from '../dom.js';
 import { t, num, dateTime } from '../i18n.js';
 import { dataTable } from '../table.js';
@@ -132,21 +132,61 @@ export default async function team(main, params, query, ctx) {
     if (!ctx.isCurrent()) return;
     fill(pendingSlot, h('p', { id: 'pending-count' }, t('team.pending_count', { count: num(count.count) })));
     if (invites) {
+      const columns = [
+        { key: 'email', label: t('team.col_email'), header: true, cell: (i) => i.email },
+        { key: 'role', label: t('team.col_role'), cell: (i) => roleLabel(i.role) },
+        { key: 'expires', label: t('team.col_expires'), cell: (i) => dateTime(i.expires_at) },
+      ];
+      if (admin) {
+        columns.push({
+          key: 'actions',
+          label: h('span', { class: 'visually-hidden' }, t('team.col_actions')),
+          csv: false,
+          cell: invitationActions,
+        });
+      }
       pendingSlot.append(
         dataTable({
           caption: t('team.pending'),
           hideCaption: true,
           csvName: 'invitations',
-          columns: [
-            { key: 'email', label: t('team.col_email'), header: true, cell: (i) => i.email },
-            { key: 'role', label: t('team.col_role'), cell: (i) => roleLabel(i.role) },
-            { key: 'expires', label: t('team.col_expires'), cell: (i) => dateTime(i.expires_at) },
-          ],
+          columns,
           rows: invites.filter((i) => !i.status || i.status === 'pending'),
           empty: t('team.no_pending'),
         }),
       );
     }
+  }
+
+  // Re-send (a new link and a fresh expiry) and cancel, per pending invitation.
+  function invitationActions(i) {
+    const path = `/organizations/team/invites/${encodeURIComponent(i.invite_id)}`;
+    const resend = h('button', { type: 'button', class: 'btn btn-small', 'aria-label': t('team.resend_one', { email: i.email }) }, t('team.resend'));
+    const cancel = h('button', { type: 'button', class: 'btn btn-small btn-danger', 'aria-label': t('team.cancel_one', { email: i.email }) }, t('team.cancel'));
+    resend.addEventListener('click', () =>
+      busy(resend, async () => {
+        try {
+          await post(`${path}/resend`);
+          toast(t('team.resent', { email: i.email }));
+          loadPending();
+        } catch (e) {
+          toast(e.code === 'EMAIL_FAILED' ? t('team.resend_failed') : errorBox(e).textContent, 'error');
+        }
+      }),
+    );
+    cancel.addEventListener('click', () => {
+      if (!window.confirm(t('team.cancel_confirm', { email: i.email }))) return;
+      busy(cancel, async () => {
+        try {
+          await del(path);
+          toast(t('team.cancelled', { email: i.email }));
+          loadPending();
+        } catch (e) {
+          toast(errorBox(e).textContent, 'error');
+        }
+      });
+    });
+    return h('div', { class: 'actions' }, resend, cancel);
   }
   await Promise.all([loadMembers(), loadPending()]);
 }
