@@ -7,7 +7,7 @@
 //! hyper bounds the wait for those first bytes (a client that sends nothing),
 //! an HTTP/2 connection that never completes a request (the preface alone, or
 //! a header block whose end never comes) or one that stays open between
-//! requests. So every connection has a watchdog ([`Activity`]): it closes a
+//! requests. So every connection has a watchdog (`Activity`): it closes a
 //! connection that has not started a request within the header timeout of
 //! being accepted, or that has had no request in flight for the idle
 //! timeout. A request counts as in flight from its complete header until its
