@@ -56,7 +56,7 @@ impl ResetQueue {
 }
 
 /// Works `app`'s queue until `shutdown`, one address at a time, then sends
-/// what was asked before the shutdown (for at most [`DRAIN_LIMIT`]).
+/// what was asked before the shutdown (for at most `DRAIN_LIMIT`).
 pub async fn run(app: AppState, shutdown: CancellationToken) {
     let Some(mut queue) = app.resets.take() else {
         tracing::error!("the password-link queue is worked already");
