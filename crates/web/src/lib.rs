@@ -59,7 +59,7 @@ pub const SESSION_COOKIE: &str = "vidpulse_session";
 /// The paths of the HTTP interfaces and the server's own documents: an
 /// unknown path at or under one of them is the API's JSON 404 whatever the
 /// client accepts, never the app's not-found page.
-pub const API_PREFIXES: [&str; 14] = [
+pub const API_PREFIXES: [&str; 15] = [
     "/v1",
     "/auth",
     "/organizations",
@@ -68,6 +68,7 @@ pub const API_PREFIXES: [&str; 14] = [
     "/analytics",
     "/tags",
     "/files",
+    "/thumbnails",
     "/openapi.json",
     "/docs",
     "/healthz",
