@@ -11,10 +11,10 @@ use axum::response::Response;
 use serde::Deserialize;
 use utoipa::IntoParams;
 
+use crate::app::analytics::{IncrementsData, MetricsView, TotalsData};
+use crate::app::compare::ChangeView;
+use crate::app::top::TopData;
 use crate::error::ApiError;
-use crate::v1::analytics::{IncrementsData, MetricsView, TotalsData};
-use crate::v1::compare::ChangeView;
-use crate::v1::top::TopData;
 
 /// The format an answer is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,6 @@ use crate::state::AppState;
 pub mod account;
 pub mod analytics;
 pub mod bloggers;
-pub mod compare;
 pub mod export;
 pub mod stats_map;
 pub mod top;

@@ -11,6 +11,7 @@ use vidpulse_domain::OrgId;
 use vidpulse_domain::analytics::DateRange;
 use vidpulse_store::FollowerDay;
 
+use crate::app::analytics::params::{Day, bad_day};
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
@@ -18,7 +19,6 @@ use crate::extract::{PathParam, Query};
 use crate::input::{Fault, Refusals, text_unless_empty};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::analytics::{Day, bad_day};
 use crate::v1::bloggers::lookup::tracked_or_404;
 use crate::v1::bloggers::{PlatformId, Username, bad_platform};
 

@@ -16,6 +16,7 @@ use vidpulse_domain::names::{CAMPAIGN_MAX_CHARS, Campaign, Handle, TAG_MAX_CHARS
 use vidpulse_domain::{OrgId, Platform, VideoId};
 use vidpulse_store::{ListQuery, SortKey, SortOrder, VideoLookup, VideoRecord, VideoState};
 
+use crate::app::analytics::params::{Day, range};
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
@@ -25,7 +26,6 @@ use crate::middleware::RequestContext;
 use crate::record_cache::gzip::{Part, accepts_gzip};
 use crate::record_cache::{Shown, answer};
 use crate::state::AppState;
-use crate::v1::analytics::{Day, range};
 use crate::v1::videos::VideoView;
 use crate::v1::videos::read::record_json;
 

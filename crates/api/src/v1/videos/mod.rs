@@ -12,10 +12,10 @@ use vidpulse_domain::analytics::Metrics;
 use vidpulse_domain::metrics::cost_per_mille;
 use vidpulse_store::{VideoRecord, VideoState};
 
+use crate::app::analytics::MetricsView;
 use crate::app::rfc3339;
 use crate::middleware::flat_errors;
 use crate::state::AppState;
-use crate::v1::analytics::MetricsView;
 use crate::v1::stats_map::StatsMap;
 
 mod batch;

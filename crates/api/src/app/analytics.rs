@@ -1,1 +1,0 @@
-//! The analytics use cases: totals, per-day increments and their grouping, with comparison to a previous period.
