@@ -1,7 +1,7 @@
 //! The organization's webhook endpoints, for admins: the public API's
 //! `/v1/webhooks` (docs/api.md, "Webhooks") under
-//! `/organizations/webhooks`, through the same functions, so both
-//! interfaces answer alike.
+//! `/organizations/webhooks`, through the same use cases
+//! ([`crate::app::webhooks`]), so both interfaces answer alike.
 
 use axum::Json;
 use axum::extract::State;
@@ -10,18 +10,18 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use vidpulse_domain::identity::Role;
 
+use crate::app::webhooks::{
+    CreateWebhook, Deleted, DeliveriesParams, DeliveryView, EndpointView, EndpointWithSecret,
+    Queued, ReplayRequest, UpdateWebhook, create_endpoint, delete_endpoint, delivery_log,
+    endpoint_id, list_endpoints, read_endpoint, replay_one, replay_since, rotate_endpoint,
+    test_endpoint, update_endpoint,
+};
 use crate::dashboard::access::OrgAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
 use crate::extract::{JsonBody, PathParam, Query};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::webhooks::{
-    CreateWebhook, Deleted, DeliveriesParams, DeliveryView, EndpointView, EndpointWithSecret,
-    Queued, ReplayRequest, UpdateWebhook, create_endpoint, delete_endpoint, delivery_log,
-    endpoint_id, list_endpoints, read_endpoint, replay_one, replay_since, rotate_endpoint,
-    test_endpoint, update_endpoint,
-};
 
 /// The webhook routes of the dashboard.
 pub fn router() -> OpenApiRouter<AppState> {
@@ -77,7 +77,7 @@ async fn create(
     body: Result<JsonBody<CreateWebhook>, ApiError>,
 ) -> Result<(StatusCode, Json<Envelope<EndpointWithSecret>>), ApiError> {
     auth.require(Role::Admin)?;
-    let created = create_endpoint(&app, auth.org, body).await?;
+    let created = create_endpoint(&app, auth.org, body?.parse()?).await?;
     Ok((StatusCode::CREATED, ok(created, Meta::of(&ctx))))
 }
 
@@ -132,7 +132,7 @@ async fn update(
     auth.require(Role::Admin)?;
     let id = endpoint_id(path)?;
     Ok(ok(
-        update_endpoint(&app, auth.org, id, body).await?,
+        update_endpoint(&app, auth.org, id, body?.parse()?).await?,
         Meta::of(&ctx),
     ))
 }
@@ -245,7 +245,7 @@ async fn deliveries(
 ) -> Result<Json<Envelope<Vec<DeliveryView>>>, ApiError> {
     auth.require(Role::Admin)?;
     let id = endpoint_id(path)?;
-    let (items, pagination) = delivery_log(&app, auth.org, id, &q).await?;
+    let (items, pagination) = delivery_log(&app, auth.org, id, q.parse()?).await?;
     Ok(ok(items, Meta::of(&ctx).with_pagination(pagination)))
 }
 
@@ -301,6 +301,6 @@ async fn replay(
 ) -> Result<(StatusCode, Json<Envelope<Queued>>), ApiError> {
     auth.require(Role::Admin)?;
     let id = endpoint_id(path)?;
-    let queued = replay_since(&app, auth.org, id, body).await?;
+    let queued = replay_since(&app, auth.org, id, body?.parse()?).await?;
     Ok((StatusCode::ACCEPTED, ok(queued, Meta::of(&ctx))))
 }

@@ -1,7 +1,7 @@
 //! The analytics query parameters, read alike by both faces: the window,
 //! the grouping, the publishing and tracking periods, and the scope
 //! (docs/api.md, "Analytics"); with `compare`, the totals' parameters.
-//! Each is a documented type; [`AnalyticsParams::query`] checks them into
+//! Each is a documented type; `AnalyticsParams::query` checks them into
 //! the domain's [`AnalyticsQuery`].
 
 use chrono::{Datelike, NaiveDate};
