@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub mod analytics_cache;
+pub mod app;
 pub mod auth;
 pub mod charges;
 pub mod dashboard;

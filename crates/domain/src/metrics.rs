@@ -111,6 +111,49 @@ pub struct Observation {
     pub counters: Counters,
 }
 
+/// What the platform says about a video besides its counters. Every field is
+/// `None` when the platform does not say (and then keeps the stored value).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VideoMeta {
+    /// Title or caption.
+    pub title: Option<String>,
+    /// Thumbnail (cover) image URL.
+    pub thumbnail_url: Option<String>,
+    /// The author's handle, without `@`.
+    pub author_username: Option<String>,
+    /// The author's display name.
+    pub author_display_name: Option<String>,
+    /// When the video was published.
+    pub published_at: Option<DateTime<Utc>>,
+    /// The canonical page URL, when the platform gives one (replaces a URL
+    /// built without the author's handle).
+    pub canonical_url: Option<String>,
+}
+
+/// What a read of one video produced, as the store saves it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RefreshOutcome {
+    /// Counters were read: append an observation and move the daily close.
+    Observed {
+        /// The counters.
+        counters: Counters,
+        /// The metadata.
+        meta: VideoMeta,
+        /// The adapter that read them.
+        source: ObservationSource,
+    },
+    /// The platform reports the video removed or private: stop refreshing.
+    Gone {
+        /// What the platform said.
+        reason: String,
+    },
+    /// The read failed: count the failure and keep (or back off) the schedule.
+    Failed {
+        /// What went wrong.
+        error: String,
+    },
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,14 @@
 use std::fmt;
 use std::str::FromStr;
 
+use std::net::IpAddr;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
 use chrono::Duration;
+use rand::Rng;
+
+use crate::ip_scope::not_global;
 
 /// What happened, as a delivery's `type` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -113,6 +120,38 @@ pub fn disable_after() -> Duration {
     Duration::days(5)
 }
 
+/// Why `url` may not be posted to before any connection: not http(s), or
+/// an address written in it that is not global (unless allowed).
+pub fn refused_url(url: &str, allow_private: bool) -> Option<String> {
+    let parsed = match url::Url::parse(url) {
+        Ok(u) => u,
+        Err(e) => return Some(format!("not a URL: {e}")),
+    };
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Some("only http and https URLs are delivered to".into());
+    }
+    let ip = match parsed.host() {
+        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip),
+        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip),
+        Some(url::Host::Domain(d)) if d.eq_ignore_ascii_case("localhost") => {
+            return (!allow_private).then(|| "localhost is refused".to_owned());
+        }
+        Some(url::Host::Domain(_)) => return None,
+        None => return Some("the URL has no host".into()),
+    };
+    if allow_private {
+        return None;
+    }
+    not_global(ip).map(|block| format!("{ip} is not a global address ({block}); refused"))
+}
+
+/// A new signing secret: `whsec_` and 24 random bytes in base64.
+pub fn new_secret() -> String {
+    let mut key = [0u8; 24];
+    rand::rng().fill(&mut key);
+    format!("whsec_{}", BASE64.encode(key))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,5 +193,43 @@ mod tests {
         assert_eq!(retry_after(MAX_ATTEMPTS), None);
         assert_eq!(retry_after(0), None);
         assert_eq!(retry_after(1), Some(Duration::seconds(5)));
+    }
+
+    #[test]
+    fn private_urls_are_refused_unless_allowed() {
+        for url in [
+            "http://127.0.0.1:9000/hook",
+            "http://[::1]/hook",
+            "http://10.0.0.5/hook",
+            "http://169.254.169.254/latest/meta-data",
+            "http://[::7f00:1]/hook",
+            "http://[::ffff:0:7f00:1]/hook",
+            "http://[::ffff:169.254.169.254]/hook",
+            "http://[2002:7f00:1::]/hook",
+            "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook",
+            "http://[64:ff9b::7f00:1]/hook",
+            "http://[fd00::1]:8080/hook",
+            "http://localhost:8080/",
+            "ftp://example.com/",
+            "not a url",
+        ] {
+            assert!(refused_url(url, false).is_some(), "{url}");
+        }
+        assert_eq!(
+            refused_url("https://hooks.example.com/vidpulse", false),
+            None
+        );
+        assert_eq!(refused_url("https://93.184.216.34/x", false), None);
+        assert_eq!(refused_url("https://[2606:4700::1111]/x", false), None);
+        let why = refused_url("http://[::ffff:0:7f00:1]/hook", false).unwrap_or_default();
+        assert!(why.contains("(IPv4-translated); refused"), "{why}");
+        assert_eq!(refused_url("http://127.0.0.1:9000/hook", true), None);
+        assert!(refused_url("ftp://example.com/", true).is_some());
+    }
+
+    #[test]
+    fn secrets_are_new_each_time() {
+        let (a, b) = (new_secret(), new_secret());
+        assert!(a.starts_with("whsec_") && a != b);
     }
 }

@@ -11,6 +11,7 @@
 pub mod http;
 pub mod instagram_graph;
 pub mod live;
+mod public_only;
 pub mod short_link;
 pub mod simulated;
 mod source;
@@ -18,6 +19,7 @@ pub mod tiktok_research;
 pub mod youtube;
 pub mod ytdlp;
 
+pub use public_only::PublicOnly;
 pub use short_link::{ResolveError, ShortLinkConfig, ShortLinkResolver};
 pub use simulated::{SimulatedConfig, SimulatedSource};
 pub use source::{

@@ -4,27 +4,10 @@ use std::collections::HashMap;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
-use vidpulse_domain::{Anchor, Counters, ObservationSource, Platform};
+pub use vidpulse_domain::VideoMeta;
+use vidpulse_domain::{Anchor, Counters, ObservationSource, Platform, RefreshOutcome};
 
 use crate::http::UpstreamSnapshot;
-
-/// What the platform says about a video besides its counters. Every field is
-/// `None` when the platform does not say.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct VideoMeta {
-    /// Title or caption.
-    pub title: Option<String>,
-    /// Thumbnail (cover) image URL.
-    pub thumbnail_url: Option<String>,
-    /// The author's handle, without `@`.
-    pub author_username: Option<String>,
-    /// The author's display name.
-    pub author_display_name: Option<String>,
-    /// When the video was published.
-    pub published_at: Option<DateTime<Utc>>,
-    /// The canonical page URL, when the platform gives one.
-    pub canonical_url: Option<String>,
-}
 
 /// One successful reading of a video.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,6 +32,24 @@ pub enum ReadOutcome {
     },
     /// The read failed; see [`SourceError::is_transient`] for whether to retry.
     Failed(SourceError),
+}
+
+impl From<ReadOutcome> for RefreshOutcome {
+    /// What a platform's answer about one video saves: counters and
+    /// metadata, a removal, or a failure.
+    fn from(outcome: ReadOutcome) -> Self {
+        match outcome {
+            ReadOutcome::Found(s) => RefreshOutcome::Observed {
+                counters: s.counters,
+                meta: s.meta,
+                source: s.source,
+            },
+            ReadOutcome::Gone { reason } => RefreshOutcome::Gone { reason },
+            ReadOutcome::Failed(error) => RefreshOutcome::Failed {
+                error: error.to_string(),
+            },
+        }
+    }
 }
 
 /// Why a call to a platform failed.

@@ -59,7 +59,7 @@ pub use ops::{Housekeeping, OpsStore, QueueStats};
 pub use orgs::{
     ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization, PlanUse,
 };
-pub use refresh::{CatalogMeta, DueVideo, RefreshOutcome, RefreshStore, RefreshWrite};
+pub use refresh::{DueVideo, RefreshStore, RefreshWrite};
 pub use sessions::{NewSession, Session, SessionStore};
 pub use thumbnails::{ThumbnailSource, ThumbnailStore};
 pub use usage::{UsageDay, UsageDelta, UsageStore};
@@ -69,6 +69,7 @@ pub use videos::{
     TagsResult, TopVideo, TopVideosQuery, TrackBatch, TrackOutcome, TrackedVideo, Untracked,
     VideoLookup, VideoRecord, VideoState, VideoStore,
 };
+pub use vidpulse_domain::{RefreshOutcome, VideoMeta};
 pub use webhooks::{
     Attempt, Delivery, DeliveryStatus, DueDelivery, EndpointChange, NewEndpoint, WebhookEndpoint,
     WebhookQueue, WebhookStore,

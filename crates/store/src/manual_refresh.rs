@@ -12,12 +12,13 @@ use vidpulse_domain::webhooks::EventType;
 
 use crate::StoreError;
 use crate::credits::{Charge, insert_charge};
-use crate::refresh::{DueVideo, RefreshOutcome, RefreshWrite, observed_scope, save_one};
+use crate::refresh::{DueVideo, RefreshWrite, observed_scope, save_one};
 use crate::rollup;
 use crate::rows::parse_platform;
 use crate::sql::{Dialect, SqlStore, Tx};
 use crate::videos::VideoLookup;
 use crate::webhooks::anyone_subscribes;
+use vidpulse_domain::RefreshOutcome;
 
 /// What an ask to refresh a video found.
 #[derive(Debug, Clone, PartialEq)]

@@ -13,7 +13,7 @@ use serde_json::json;
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 use vidpulse_domain::webhooks::{EventType, milestones_reached};
-use vidpulse_domain::{Anchor, Counters, Observation, ObservationSource, OrgId, Platform};
+use vidpulse_domain::{Anchor, Counters, Observation, OrgId, Platform, RefreshOutcome, VideoMeta};
 
 use crate::StoreError;
 use crate::closes::{self, Owner, Reading};
@@ -42,47 +42,6 @@ pub struct DueVideo {
     pub failures: i64,
     /// The claim's token, to present when saving.
     pub lease_token: Uuid,
-}
-
-/// Metadata read with the counters; `None` fields keep the stored value.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CatalogMeta {
-    /// Title or caption.
-    pub title: Option<String>,
-    /// Thumbnail URL.
-    pub thumbnail_url: Option<String>,
-    /// Author handle.
-    pub author_username: Option<String>,
-    /// Author display name.
-    pub author_display_name: Option<String>,
-    /// Publish time.
-    pub published_at: Option<DateTime<Utc>>,
-    /// Canonical page URL (replaces a URL built without the author's handle).
-    pub canonical_url: Option<String>,
-}
-
-/// What a read of one video produced.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RefreshOutcome {
-    /// Counters were read: append an observation and move the daily close.
-    Observed {
-        /// The counters.
-        counters: Counters,
-        /// The metadata.
-        meta: CatalogMeta,
-        /// The adapter that read them.
-        source: ObservationSource,
-    },
-    /// The platform reports the video removed or private: stop refreshing.
-    Gone {
-        /// What the platform said.
-        reason: String,
-    },
-    /// The read failed: count the failure and keep (or back off) the schedule.
-    Failed {
-        /// What went wrong.
-        error: String,
-    },
 }
 
 /// The result of one claimed read, to save.
@@ -130,7 +89,7 @@ pub(crate) async fn observed_scope<D: Dialect>(
 /// of the video's closes to another creator.
 fn shares_from(
     w: &RefreshWrite,
-    meta: &CatalogMeta,
+    meta: &VideoMeta,
     stored_author: Option<&str>,
 ) -> Option<NaiveDate> {
     match meta.author_username.as_deref() {

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use vidpulse_domain::schedule::{RefreshSchedule, retry_after_failure};
 use vidpulse_domain::{Anchor, Clock, Platform};
 use vidpulse_platforms::{ReadOutcome, Source, SourceError};
-use vidpulse_store::{CatalogMeta, DueVideo, RefreshOutcome, RefreshWrite, Store, StoreError};
+use vidpulse_store::{DueVideo, RefreshWrite, Store, StoreError};
 
 use crate::Tick;
 
@@ -202,36 +202,13 @@ fn write_for(
             read_at + retry_after_failure(video.failures + 1, regular_at - read_at)
         }),
     };
-    let outcome = outcome_of(outcome);
+    let outcome = outcome.into();
     RefreshWrite {
         video_id: video.id,
         lease_token: video.lease_token,
         read_at,
         outcome,
         next_refresh_at: next,
-    }
-}
-
-/// What a platform's answer about one video saves: counters and metadata,
-/// a removal, or a failure.
-pub fn outcome_of(outcome: ReadOutcome) -> RefreshOutcome {
-    match outcome {
-        ReadOutcome::Found(s) => RefreshOutcome::Observed {
-            counters: s.counters,
-            meta: CatalogMeta {
-                title: s.meta.title,
-                thumbnail_url: s.meta.thumbnail_url,
-                author_username: s.meta.author_username,
-                author_display_name: s.meta.author_display_name,
-                published_at: s.meta.published_at,
-                canonical_url: s.meta.canonical_url,
-            },
-            source: s.source,
-        },
-        ReadOutcome::Gone { reason } => RefreshOutcome::Gone { reason },
-        ReadOutcome::Failed(error) => RefreshOutcome::Failed {
-            error: error.to_string(),
-        },
     }
 }
 

@@ -4,13 +4,12 @@
 //! failed. Also writes the time-driven events (a tracking window ending).
 //!
 //! A delivery never reaches an address that is not global (loopback,
-//! private, link-local, an IPv6 form of one of them…: [`is_global`])
+//! private, link-local, an IPv6 form of one of them…: `is_global`)
 //! unless the operator allows it: the client's resolver drops such
 //! addresses after DNS resolution, on every attempt, so the address checked
 //! is the address connected to; an address written in the URL is checked
 //! before sending.
 
-use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration as StdDuration, Instant};
 
@@ -20,12 +19,11 @@ use chrono::{DateTime, Duration, Utc};
 use futures::StreamExt;
 use hmac::{Hmac, Mac};
 use rand::Rng;
-use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use sha2::Sha256;
 use tokio_util::sync::CancellationToken;
 use vidpulse_domain::Clock;
-use vidpulse_domain::ip_scope::{is_global, not_global};
-use vidpulse_domain::webhooks::{disable_after, retry_after};
+use vidpulse_domain::webhooks::{disable_after, refused_url, retry_after};
+use vidpulse_platforms::PublicOnly;
 use vidpulse_store::{Attempt, DueDelivery, Store, StoreError};
 
 use crate::Tick;
@@ -129,67 +127,6 @@ fn client(config: &WebhookConfig) -> Result<reqwest::Client, reqwest::Error> {
         .build()
 }
 
-/// A resolver that answers only global addresses ([`is_global`]), unless
-/// private ones are allowed: the webhook client's, and the thumbnail proxy's.
-#[derive(Debug)]
-pub struct PublicOnly {
-    /// Answer loopback, private and link-local addresses too.
-    pub allow_private: bool,
-}
-
-impl Resolve for PublicOnly {
-    fn resolve(&self, name: Name) -> Resolving {
-        let allow_private = self.allow_private;
-        let host = name.as_str().to_owned();
-        Box::pin(async move {
-            let found: Vec<SocketAddr> =
-                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            let kept: Vec<SocketAddr> = found
-                .iter()
-                .copied()
-                .filter(|a| allow_private || is_global(a.ip()))
-                .collect();
-            if kept.is_empty() {
-                let refused: Box<dyn std::error::Error + Send + Sync> = if found.is_empty() {
-                    format!("{host} does not resolve").into()
-                } else {
-                    format!(
-                        "{host} resolves only to non-global (loopback, private, link-local…) addresses; refused"
-                    )
-                    .into()
-                };
-                return Err(refused);
-            }
-            Ok(Box::new(kept.into_iter()) as Addrs)
-        })
-    }
-}
-
-/// Why `url` may not be posted to before any connection: not http(s), or
-/// an address written in it that is not global (unless allowed).
-pub fn refused_url(url: &str, allow_private: bool) -> Option<String> {
-    let parsed = match url::Url::parse(url) {
-        Ok(u) => u,
-        Err(e) => return Some(format!("not a URL: {e}")),
-    };
-    if !matches!(parsed.scheme(), "http" | "https") {
-        return Some("only http and https URLs are delivered to".into());
-    }
-    let ip = match parsed.host() {
-        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip),
-        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip),
-        Some(url::Host::Domain(d)) if d.eq_ignore_ascii_case("localhost") => {
-            return (!allow_private).then(|| "localhost is refused".to_owned());
-        }
-        Some(url::Host::Domain(_)) => return None,
-        None => return Some("the URL has no host".into()),
-    };
-    if allow_private {
-        return None;
-    }
-    not_global(ip).map(|block| format!("{ip} is not a global address ({block}); refused"))
-}
-
 /// The `webhook-signature` header: `v1,<base64 HMAC-SHA256>` of
 /// `{id}.{timestamp}.{body}` under each secret (`whsec_<base64 key>`),
 /// space-separated.
@@ -206,13 +143,6 @@ pub fn signature(secrets: &[String], id: &str, timestamp: i64, body: &str) -> St
         })
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// A new signing secret: `whsec_` and 24 random bytes in base64.
-pub fn new_secret() -> String {
-    let mut key = [0u8; 24];
-    rand::rng().fill(&mut key);
-    format!("whsec_{}", BASE64.encode(key))
 }
 
 /// Claims the deliveries due now, attempts each and records the attempts;
@@ -381,6 +311,7 @@ pub async fn run(ctx: WebhookContext, shutdown: CancellationToken) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use vidpulse_domain::webhooks::new_secret;
 
     #[test]
     fn signs_as_the_standard_webhooks_example() {
@@ -401,60 +332,5 @@ mod tests {
         let both = signature(&[a.clone(), b], "id", 1, "{}");
         assert_eq!(both.split(' ').count(), 2);
         assert!(both.starts_with(&signature(&[a], "id", 1, "{}")));
-    }
-
-    #[tokio::test]
-    async fn names_resolving_to_private_addresses_are_refused_after_resolution() {
-        // The check the delivery client makes on every connection, whatever
-        // the URL said: `localhost` stands for any name that resolves to a
-        // private address (a DNS record changed after the endpoint was made).
-        let name = || "localhost".parse::<Name>().unwrap();
-        let refused = PublicOnly {
-            allow_private: false,
-        }
-        .resolve(name())
-        .await
-        .err()
-        .expect("a loopback-only name is refused");
-        assert!(refused.to_string().contains("refused"), "{refused}");
-        let allowed = PublicOnly {
-            allow_private: true,
-        }
-        .resolve(name())
-        .await
-        .expect("allowed by the operator");
-        assert!(allowed.into_iter().all(|a| a.ip().is_loopback()));
-    }
-
-    #[test]
-    fn private_urls_are_refused_unless_allowed() {
-        for url in [
-            "http://127.0.0.1:9000/hook",
-            "http://[::1]/hook",
-            "http://10.0.0.5/hook",
-            "http://169.254.169.254/latest/meta-data",
-            "http://[::7f00:1]/hook",
-            "http://[::ffff:0:7f00:1]/hook",
-            "http://[::ffff:169.254.169.254]/hook",
-            "http://[2002:7f00:1::]/hook",
-            "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook",
-            "http://[64:ff9b::7f00:1]/hook",
-            "http://[fd00::1]:8080/hook",
-            "http://localhost:8080/",
-            "ftp://example.com/",
-            "not a url",
-        ] {
-            assert!(refused_url(url, false).is_some(), "{url}");
-        }
-        assert_eq!(
-            refused_url("https://hooks.example.com/vidpulse", false),
-            None
-        );
-        assert_eq!(refused_url("https://93.184.216.34/x", false), None);
-        assert_eq!(refused_url("https://[2606:4700::1111]/x", false), None);
-        let why = refused_url("http://[::ffff:0:7f00:1]/hook", false).unwrap_or_default();
-        assert!(why.contains("(IPv4-translated); refused"), "{why}");
-        assert_eq!(refused_url("http://127.0.0.1:9000/hook", true), None);
-        assert!(refused_url("ftp://example.com/", true).is_some());
     }
 }

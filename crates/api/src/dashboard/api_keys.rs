@@ -14,6 +14,7 @@ use vidpulse_domain::identity::Role;
 use vidpulse_domain::{ApiKeyId, api_key};
 use vidpulse_store::{ApiKeyRecord, NewApiKey};
 
+use crate::app::rfc3339;
 use crate::dashboard::access::OrgAuth;
 use crate::dashboard::organizations::MAX_NAME_CHARS;
 use crate::dashboard::team::Message;
@@ -23,7 +24,6 @@ use crate::extract::{JsonBody, PathParam};
 use crate::input::{Fault, Refusals, Trimmed, not_an_object};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::videos::rfc3339;
 
 /// The API key routes.
 pub fn router() -> OpenApiRouter<AppState> {

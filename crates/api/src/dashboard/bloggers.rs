@@ -14,6 +14,7 @@ use uuid::Uuid;
 use vidpulse_domain::identity::Role;
 use vidpulse_store::{NewCreatorJob, StartJob};
 
+use crate::app::rfc3339;
 use crate::dashboard::access::OrgAuth;
 use crate::dashboard::tags::TagView;
 use crate::dashboard::team::Message;
@@ -23,7 +24,6 @@ use crate::extract::JsonBody;
 use crate::input::{Bounded, Campaign, Fault, Id, Refusals, bad_campaign, bad_id, not_an_object};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::videos::rfc3339;
 
 /// The blogger routes.
 pub fn router() -> OpenApiRouter<AppState> {

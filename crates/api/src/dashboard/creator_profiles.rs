@@ -16,6 +16,7 @@ use uuid::Uuid;
 use vidpulse_domain::identity::Role;
 use vidpulse_store::{CreatorGroup, GroupInto, Grouped};
 
+use crate::app::rfc3339;
 use crate::dashboard::access::OrgAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
@@ -23,7 +24,6 @@ use crate::extract::JsonBody;
 use crate::input::{Fault, Id, Ids, Refusals, Trimmed, bad_id, bad_ids, not_an_object};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::videos::rfc3339;
 
 /// Most bloggers one merge takes.
 pub const MAX_MERGE: usize = 50;

@@ -19,6 +19,7 @@ use vidpulse_domain::VideoId;
 use vidpulse_domain::analytics::{Metrics, daily_closes, daily_increments};
 use vidpulse_store::{DayIncrementQuery, VideoLookup};
 
+use crate::app::rfc3339;
 use crate::dashboard::access::OrgAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
@@ -32,7 +33,6 @@ use crate::v1::analytics::{
 };
 use crate::v1::compare::{ChangeView, Compare, PeriodView};
 use crate::v1::top::{Ranking, TopData, TopParams, leaderboard};
-use crate::v1::videos::rfc3339;
 
 /// Default and largest number of `for_date` rows.
 pub const FOR_DATE_LIMIT: (i64, i64) = (100, 1000);

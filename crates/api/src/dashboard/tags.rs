@@ -15,6 +15,7 @@ use uuid::Uuid;
 use vidpulse_domain::identity::Role;
 use vidpulse_store::{SetTags, Tag};
 
+use crate::app::rfc3339;
 use crate::dashboard::access::OrgAuth;
 use crate::dashboard::blogger_add::{MAX_TAGS, unknown_tags};
 use crate::envelope::{Envelope, Meta, ok};
@@ -23,7 +24,6 @@ use crate::extract::JsonBody;
 use crate::input::{Fault, Id, Ids, Refusals, Trimmed, bad_id, bad_ids, not_an_object};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::videos::rfc3339;
 
 /// Longest tag name, in characters (as the public API's PATCH `tags`).
 pub const TAG_NAME_MAX_CHARS: usize = 80;

@@ -15,7 +15,7 @@ use std::time::Duration;
 use axum::body::Bytes;
 use reqwest::redirect::Policy;
 use url::{Host, Url};
-use vidpulse_worker::webhooks::PublicOnly;
+use vidpulse_platforms::PublicOnly;
 
 use super::Image;
 use crate::files::ImageKind;

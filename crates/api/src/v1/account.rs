@@ -11,12 +11,12 @@ use uuid::Uuid;
 
 use vidpulse_domain::OrgId;
 
+use crate::app::rfc3339;
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
 use crate::middleware::{RequestContext, flat_errors};
 use crate::state::AppState;
-use crate::v1::videos::rfc3339;
 
 /// Days of history in the report, today included.
 pub const USAGE_DAYS: i64 = 30;

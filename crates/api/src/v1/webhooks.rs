@@ -19,6 +19,7 @@ use vidpulse_domain::webhooks::EventType;
 use vidpulse_store::webhooks::MAX_ENDPOINTS;
 use vidpulse_store::{Delivery, DeliveryStatus, EndpointChange, NewEndpoint, WebhookEndpoint};
 
+use crate::app::rfc3339;
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, Pagination, ok};
 use crate::error::{ApiError, ErrorCode};
@@ -26,7 +27,6 @@ use crate::extract::{JsonBody, PathParam, Query};
 use crate::input::{Bounded, Fault, Refusals, not_an_object, text, text_unless_empty};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::videos::rfc3339;
 
 /// Longest endpoint URL.
 pub const URL_MAX_CHARS: usize = 2000;
@@ -245,7 +245,7 @@ fn checked_url(app: &AppState, url: &str) -> Result<String, ApiError> {
             format!("`url` must be 1 to {URL_MAX_CHARS} characters"),
         ));
     }
-    if let Some(why) = vidpulse_worker::webhooks::refused_url(url, app.config.webhook_allow_private)
+    if let Some(why) = vidpulse_domain::webhooks::refused_url(url, app.config.webhook_allow_private)
     {
         return Err(ApiError::validation(
             "url",
@@ -347,7 +347,7 @@ pub(crate) async fn create_endpoint(
     let url = checked_url(app, &body.url)?;
     let events = checked_events(&body.events)?;
     let description = checked_description(body.description.as_deref())?;
-    let secret = vidpulse_worker::webhooks::new_secret();
+    let secret = vidpulse_domain::webhooks::new_secret();
     let endpoint = NewEndpoint {
         url,
         description,
@@ -416,7 +416,7 @@ pub(crate) async fn rotate_endpoint(
     org: OrgId,
     id: Uuid,
 ) -> Result<EndpointWithSecret, ApiError> {
-    let secret = vidpulse_worker::webhooks::new_secret();
+    let secret = vidpulse_domain::webhooks::new_secret();
     let endpoint = app
         .store
         .rotate_secret(org, id, &secret, rotation_overlap(), app.clock.now())

@@ -315,7 +315,7 @@ pub(crate) async fn refresh_all_again_in(
     next: Duration,
 ) {
     use vidpulse_domain::ObservationSource;
-    use vidpulse_store::{CatalogMeta, RefreshOutcome, RefreshWrite};
+    use vidpulse_store::{RefreshOutcome, RefreshWrite, VideoMeta};
     let due = store
         .claim_due_videos(now, 100, Duration::minutes(5))
         .await
@@ -334,9 +334,9 @@ pub(crate) async fn refresh_all_again_in(
                     reposts: None,
                     saves: Some(1),
                 },
-                meta: CatalogMeta {
+                meta: VideoMeta {
                     author_username: author.map(str::to_owned),
-                    ..CatalogMeta::default()
+                    ..VideoMeta::default()
                 },
                 source: ObservationSource::Simulated,
             },

@@ -8,7 +8,7 @@ use chrono::{DateTime, Duration, Utc};
 use rstest::rstest;
 use vidpulse_domain::patch::VideoPatch;
 use vidpulse_domain::{Counters, OrgId, Plan};
-use vidpulse_store::{Backend, CatalogMeta, Store, VideoLookup};
+use vidpulse_store::{Backend, Store, VideoLookup, VideoMeta};
 
 use crate::{org, save_reads, store, t0, track, yt};
 
@@ -19,7 +19,7 @@ async fn read(store: &Arc<dyn Store>, at: DateTime<Utc>, only: &str, views: i64)
         ..Counters::default()
     };
     let saved = save_reads(store, at, at + Duration::minutes(30), |d| {
-        (d.external_id == only).then(|| (counters, CatalogMeta::default()))
+        (d.external_id == only).then(|| (counters, VideoMeta::default()))
     })
     .await;
     assert_eq!(saved, 1, "{only} is due");
@@ -99,9 +99,9 @@ async fn a_new_title_moves_the_revision_of_every_organization_that_sees_the_vide
         views: Some(500),
         ..Counters::default()
     };
-    let meta = CatalogMeta {
+    let meta = VideoMeta {
         title: Some("A new title".into()),
-        ..CatalogMeta::default()
+        ..VideoMeta::default()
     };
     let saved = save_reads(&store, later, later + Duration::hours(1), |_| {
         Some((counters, meta.clone()))

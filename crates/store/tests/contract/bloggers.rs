@@ -11,9 +11,9 @@ use uuid::Uuid;
 use vidpulse_domain::analytics::{AnalyticsQuery, DateRange, GroupBy};
 use vidpulse_domain::{Counters, ObservationSource, OrgId, Plan, Platform, VideoRef};
 use vidpulse_store::{
-    Backend, BloggerSummary, CatalogMeta, CreatorGroup, CreatorProfile, CreatorVideos, GroupInto,
-    Grouped, JobStatus, JobSuccess, KnownCreator, NewCreatorJob, ProfileRef, RefreshOutcome,
-    RefreshWrite, SetTags, StartJob, Store, TrackedAccount, VideoLookup,
+    Backend, BloggerSummary, CreatorGroup, CreatorProfile, CreatorVideos, GroupInto, Grouped,
+    JobStatus, JobSuccess, KnownCreator, NewCreatorJob, ProfileRef, RefreshOutcome, RefreshWrite,
+    SetTags, StartJob, Store, TrackedAccount, VideoLookup, VideoMeta,
 };
 
 use crate::{org, store, t0, track, yt};
@@ -118,7 +118,7 @@ async fn read_all(store: &Arc<dyn Store>, at: DateTime<Utc>) {
                         reposts: None,
                         saves: None,
                     },
-                    meta: CatalogMeta::default(),
+                    meta: VideoMeta::default(),
                     source: ObservationSource::Simulated,
                 },
                 next_refresh_at: Some(at + Duration::hours(1)),

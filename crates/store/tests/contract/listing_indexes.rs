@@ -9,7 +9,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use rstest::rstest;
 use vidpulse_domain::{Counters, OrgId, Plan};
-use vidpulse_store::{Backend, CatalogMeta, ListQuery, SortKey, SortOrder, Store};
+use vidpulse_store::{Backend, ListQuery, SortKey, SortOrder, Store, VideoMeta};
 
 use crate::{org, save_reads, store, t0, track, yt};
 
@@ -27,10 +27,10 @@ async fn read_all(
                 views: Some(10),
                 ..Counters::default()
             },
-            CatalogMeta {
+            VideoMeta {
                 title: title.map(str::to_owned),
                 published_at,
-                ..CatalogMeta::default()
+                ..VideoMeta::default()
             },
         ))
     })

@@ -108,7 +108,7 @@ pub async fn save_reads(
     next: DateTime<Utc>,
     read: impl Fn(
         &vidpulse_store::DueVideo,
-    ) -> Option<(vidpulse_domain::Counters, vidpulse_store::CatalogMeta)>,
+    ) -> Option<(vidpulse_domain::Counters, vidpulse_store::VideoMeta)>,
 ) -> usize {
     let due = store
         .claim_due_videos(at, 1000, Duration::minutes(5))

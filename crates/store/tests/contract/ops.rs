@@ -9,8 +9,8 @@ use rstest::rstest;
 use vidpulse_domain::analytics::{AnalyticsQuery, DateRange, GroupBy};
 use vidpulse_domain::{Counters, ObservationSource, OrgId, Plan, Platform};
 use vidpulse_store::{
-    Backend, CatalogMeta, CreatorProfile, CreatorVideos, JobSuccess, NewCreatorJob, QueueStats,
-    RefreshOutcome, RefreshWrite, StartJob, Store, VideoLookup,
+    Backend, CreatorProfile, CreatorVideos, JobSuccess, NewCreatorJob, QueueStats, RefreshOutcome,
+    RefreshWrite, StartJob, Store, VideoLookup, VideoMeta,
 };
 
 use crate::{org, store, t0, track, yt};
@@ -36,7 +36,7 @@ async fn read_due(store: &Arc<dyn Store>, at: DateTime<Utc>, views: i64, next: D
                     reposts: None,
                     saves: None,
                 },
-                meta: CatalogMeta::default(),
+                meta: VideoMeta::default(),
                 source: ObservationSource::Simulated,
             },
             next_refresh_at: Some(next),
@@ -128,7 +128,7 @@ async fn queue_stats_count_due_and_claimed_videos_and_jobs_by_status(
             } else {
                 RefreshOutcome::Observed {
                     counters: Counters::default(),
-                    meta: CatalogMeta::default(),
+                    meta: VideoMeta::default(),
                     source: ObservationSource::Simulated,
                 }
             },

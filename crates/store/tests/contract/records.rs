@@ -11,7 +11,7 @@ use vidpulse_domain::patch::VideoPatch;
 use vidpulse_domain::{Counters, ObservationSource, OrgId, Plan, Platform, VideoId};
 use vidpulse_store::testing::execute;
 use vidpulse_store::{
-    Backend, CatalogMeta, ImportRow, RecordStamp, RefreshOutcome, RefreshWrite, Store, VideoLookup,
+    Backend, ImportRow, RecordStamp, RefreshOutcome, RefreshWrite, Store, VideoLookup, VideoMeta,
 };
 
 use crate::{org, store};
@@ -102,9 +102,9 @@ fn observed(views: i64, title: Option<&str>) -> RefreshOutcome {
             views: Some(views),
             ..Counters::default()
         },
-        meta: CatalogMeta {
+        meta: VideoMeta {
             title: title.map(Into::into),
-            ..CatalogMeta::default()
+            ..VideoMeta::default()
         },
         source: ObservationSource::Simulated,
     }

@@ -6,8 +6,7 @@ use vidpulse_domain::{
     Anchor, ApiKeyId, Counters, Observation, ObservationSource, Plan, Platform, VideoRef,
 };
 use vidpulse_store::{
-    Backend, CatalogMeta, DueVideo, ImportRow, RefreshOutcome, RefreshWrite, VideoLookup,
-    VideoState,
+    Backend, DueVideo, ImportRow, RefreshOutcome, RefreshWrite, VideoLookup, VideoMeta, VideoState,
 };
 
 use crate::{org, store, t0, track, yt};
@@ -34,9 +33,9 @@ fn observed(
         read_at: at,
         outcome: RefreshOutcome::Observed {
             counters: counters(views),
-            meta: CatalogMeta {
+            meta: VideoMeta {
                 title: Some("Garlic noodles".into()),
-                ..CatalogMeta::default()
+                ..VideoMeta::default()
             },
             source: ObservationSource::Simulated,
         },

@@ -4,7 +4,7 @@ use chrono::Duration;
 use rstest::rstest;
 use vidpulse_domain::identity::Role;
 use vidpulse_domain::{Counters, Plan, Platform, VideoId};
-use vidpulse_store::{Backend, CatalogMeta, ThumbnailSource};
+use vidpulse_store::{Backend, ThumbnailSource, VideoMeta};
 
 use crate::users::user;
 use crate::{org, save_reads, store, t0, track, yt};
@@ -43,9 +43,9 @@ async fn a_thumbnail_is_found_only_for_members_of_the_tracking_organization(
     let picture = "https://i.ytimg.com/vi/vid00000001/hqdefault.jpg";
     let at = t0() + Duration::minutes(1);
     save_reads(&store, at, at + Duration::hours(1), |_| {
-        let meta = CatalogMeta {
+        let meta = VideoMeta {
             thumbnail_url: Some(picture.into()),
-            ..CatalogMeta::default()
+            ..VideoMeta::default()
         };
         Some((Counters::default(), meta))
     })

@@ -8,7 +8,7 @@ use serde_json::Value;
 use vidpulse_domain::webhooks::EventType;
 use vidpulse_domain::{Counters, Plan};
 use vidpulse_store::{
-    Attempt, Backend, CatalogMeta, DeliveryStatus, NewEndpoint, Store, TrackOutcome,
+    Attempt, Backend, DeliveryStatus, NewEndpoint, Store, TrackOutcome, VideoMeta,
 };
 
 use crate::{batch, org, save_reads, store, t0, track, yt};
@@ -22,13 +22,13 @@ fn hook(events: &[EventType]) -> NewEndpoint {
     }
 }
 
-fn views(n: i64) -> (Counters, CatalogMeta) {
+fn views(n: i64) -> (Counters, VideoMeta) {
     (
         Counters {
             views: Some(n),
             ..Counters::default()
         },
-        CatalogMeta::default(),
+        VideoMeta::default(),
     )
 }
 

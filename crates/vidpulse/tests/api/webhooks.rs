@@ -290,7 +290,7 @@ async fn every_event_is_delivered_signed(
     assert_eq!(body["data"]["platform"], "tiktok");
     assert_eq!(body["data"]["source"], "api");
     assert!(got[0].signed_by(&secret), "{:?}", got[0]);
-    assert!(!got[0].signed_by(&vidpulse_worker::webhooks::new_secret()));
+    assert!(!got[0].signed_by(&vidpulse_domain::webhooks::new_secret()));
     assert!(Uuid::parse_str(&got[0].id).is_ok());
 
     // creator.job.succeeded and .failed; creator.video_discovered.
@@ -657,7 +657,7 @@ async fn private_addresses_are_refused_unless_allowed(
         url: name,
         description: None,
         events: vec![vidpulse_domain::webhooks::EventType::VideoTracked],
-        secret: vidpulse_worker::webhooks::new_secret(),
+        secret: vidpulse_domain::webhooks::new_secret(),
     };
     let created = app
         .store

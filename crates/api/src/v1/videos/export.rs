@@ -20,6 +20,7 @@ use vidpulse_domain::analytics::{DateRange, Metrics};
 use vidpulse_domain::{OrgId, VideoId};
 use vidpulse_store::{VideoLookup, VideoRecord};
 
+use crate::app::rfc3339;
 use crate::auth::ApiKeyAuth;
 use crate::error::{ApiError, ErrorCode};
 use crate::extract::{PathParam, Query};
@@ -27,7 +28,7 @@ use crate::middleware::RequestContext;
 use crate::state::AppState;
 use crate::v1::export::{Format, cell, csv_bytes, csv_writer, download, number, write_row};
 use crate::v1::videos::list::{EXPORT_PARAMETERS, ListParams, filtered_query};
-use crate::v1::videos::{VideoFields, VideoView, rfc3339};
+use crate::v1::videos::{VideoFields, VideoView};
 
 /// Records read (and written out) at a time. A record carries its whole
 /// history (~45 KB at a reading every few hours), which the NDJSON line

@@ -3,7 +3,6 @@
 //! untracking, reading now, exports): one module
 //! per endpoint, and here the record as the listing and the reads show it.
 
-use chrono::{DateTime, SecondsFormat, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
@@ -13,6 +12,7 @@ use vidpulse_domain::analytics::Metrics;
 use vidpulse_domain::metrics::cost_per_mille;
 use vidpulse_store::{VideoRecord, VideoState};
 
+use crate::app::rfc3339;
 use crate::middleware::flat_errors;
 use crate::state::AppState;
 use crate::v1::analytics::MetricsView;
@@ -143,11 +143,6 @@ pub struct VideoFields {
     pub tracking_status: &'static str,
     /// When tracking ends.
     pub tracking_ends_at: String,
-}
-
-/// RFC 3339 in UTC with a `Z` (docs/api.md, "Conventions").
-pub fn rfc3339(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Micros, true)
 }
 
 fn state_name(s: VideoState) -> &'static str {

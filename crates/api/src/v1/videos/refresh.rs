@@ -3,6 +3,7 @@
 //! that asks within the cooldown; 1 credit only for a request that made a
 //! fresh read.
 
+use std::collections::HashMap;
 use std::time::Duration as StdDuration;
 
 use axum::Json;
@@ -15,15 +16,14 @@ use uuid::Uuid;
 use vidpulse_domain::{ApiKeyId, OrgId, VideoId};
 use vidpulse_platforms::{ReadOutcome, SourceError};
 use vidpulse_store::{Charge, ManualRead, RefreshAsk, RefreshOutcome, RefreshWrite, VideoLookup};
-use vidpulse_worker::refresh::{anchors_of, load_anchors};
 
+use crate::app::rfc3339;
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::{ApiError, ErrorCode};
 use crate::extract::PathParam;
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::videos::rfc3339;
 
 /// Longest wait for the platform's answer.
 const READ_TIMEOUT: StdDuration = StdDuration::from_secs(10);
@@ -222,9 +222,12 @@ async fn read_now(
 ) -> Result<(), ApiError> {
     let due = &read.due;
     let ids = [due.external_id.clone()];
-    let claimed = std::slice::from_ref(due);
-    let mut anchors = load_anchors(&*app.store, &*app.source, claimed).await?;
-    let anchors = anchors_of(claimed, &mut anchors);
+    let mut anchors = HashMap::new();
+    if app.source.wants_anchors()
+        && let Some(anchor) = app.store.video_anchors(&[due.id]).await?.remove(&due.id)
+    {
+        anchors.insert(due.external_id.clone(), anchor);
+    }
     let answer = match tokio::time::timeout(
         READ_TIMEOUT,
         app.source.read_anchored(due.platform, &ids, &anchors),
@@ -262,7 +265,7 @@ async fn read_now(
         video_id: due.id,
         lease_token: due.lease_token,
         read_at,
-        outcome: vidpulse_worker::refresh::outcome_of(outcome),
+        outcome: outcome.into(),
         next_refresh_at: read.next_refresh_at,
     };
     let charge = Charge {
