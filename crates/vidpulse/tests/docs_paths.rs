@@ -122,8 +122,7 @@ fn named_paths(word: &str) -> Vec<(Kind, String)> {
         .trim_start_matches(['(', '[', '"', '\''])
         .trim_end_matches([')', ']', '"', '\'', ',', '.', ';']);
     let rooted = ROOTS.iter().any(|r| word.starts_with(r));
-    if word.is_empty() || word.contains("://") || (word.starts_with(['/', '-', '.']) && !rooted)
-    {
+    if word.is_empty() || word.contains("://") || (word.starts_with(['/', '-', '.']) && !rooted) {
         return Vec::new();
     }
     let word = word.split(':').next().unwrap_or_default();
@@ -173,7 +172,9 @@ fn tokens(item: &str) -> Vec<Token> {
     let mut chars = item.chars();
     while let Some(c) = chars.next() {
         match c {
-            '`' => tokens.push(Token::Code(chars.by_ref().take_while(|&c| c != '`').collect())),
+            '`' => tokens.push(Token::Code(
+                chars.by_ref().take_while(|&c| c != '`').collect(),
+            )),
             '(' => tokens.push(Token::Open),
             ')' => tokens.push(Token::Close),
             c if c.is_whitespace() => {}
@@ -352,17 +353,13 @@ fn missing_in(root: &Path, paths: &BTreeSet<String>, page: &str) -> Vec<String> 
             missing.push(format!("{page}: link ({target})"));
         }
     }
-    let named = parts
-        .code
-        .iter()
-        .flat_map(|w| named_paths(w))
-        .chain(
-            parts
-                .fenced
-                .iter()
-                .flat_map(|w| named_paths(w))
-                .filter(|(kind, _)| *kind == Kind::Rooted),
-        );
+    let named = parts.code.iter().flat_map(|w| named_paths(w)).chain(
+        parts
+            .fenced
+            .iter()
+            .flat_map(|w| named_paths(w))
+            .filter(|(kind, _)| *kind == Kind::Rooted),
+    );
     for (kind, path) in named {
         if !exists(paths, kind, &path) {
             missing.push(format!("{page}: `{path}`"));
@@ -393,24 +390,23 @@ fn the_documents_name_only_paths_that_exist() {
 
 #[test]
 fn the_rule_tells_paths_from_other_code() {
-    let kinds = |w: &str| named_paths(w);
     assert_eq!(
-        kinds("`crates/store/src/sql.rs`".trim_matches('`')),
+        named_paths("crates/store/src/sql.rs"),
         vec![(Kind::Rooted, "crates/store/src/sql.rs".to_owned())]
     );
     assert_eq!(
-        kinds("crates/store/migrations/{sqlite,postgres}/"),
+        named_paths("crates/store/migrations/{sqlite,postgres}/"),
         vec![
             (Kind::Rooted, "crates/store/migrations/sqlite/".to_owned()),
             (Kind::Rooted, "crates/store/migrations/postgres/".to_owned()),
         ]
     );
     assert_eq!(
-        kinds("v1/videos/export.rs"),
+        named_paths("v1/videos/export.rs"),
         vec![(Kind::Suffix, "v1/videos/export.rs".to_owned())]
     );
     assert_eq!(
-        kinds("docs/configuration.md:12"),
+        named_paths("docs/configuration.md:12"),
         vec![(Kind::Rooted, "docs/configuration.md".to_owned())]
     );
     for not_a_path in [
@@ -425,7 +421,7 @@ fn the_rule_tells_paths_from_other_code() {
         "<id>.json",
         "0.9",
     ] {
-        assert_eq!(kinds(not_a_path), Vec::new(), "{not_a_path}");
+        assert_eq!(named_paths(not_a_path), Vec::new(), "{not_a_path}");
     }
     let paths: BTreeSet<String> = ["crates/", "crates/store/", "crates/store/src/sql.rs"]
         .map(String::from)
@@ -434,7 +430,10 @@ fn the_rule_tells_paths_from_other_code() {
     assert!(exists(&paths, Kind::Suffix, "store/src/sql.rs"));
     assert!(!exists(&paths, Kind::Suffix, "ql.rs"));
     assert!(!exists(&paths, Kind::Rooted, "crates/store/src/sql.rs/"));
-    assert_eq!(from_page("docs/README.md", "../ARCHITECTURE.md"), "ARCHITECTURE.md");
+    assert_eq!(
+        from_page("docs/README.md", "../ARCHITECTURE.md"),
+        "ARCHITECTURE.md"
+    );
     assert_eq!(
         listed_paths(
             "- `crates/api/src/`: `router.rs` (routes), `v1/` (`top.rs`, `videos/` (`read.rs`)), \
