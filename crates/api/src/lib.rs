@@ -1,9 +1,14 @@
-//! The HTTP interfaces of vidpulse: the public API under `/v1` (API keys) and
-//! the dashboard API (JWT, root paths), with health endpoints and the OpenAPI
-//! document generated from the handlers.
+//! The HTTP interfaces of vidpulse: the public API under `/v1` (API keys,
+//! [`v1`]) and the dashboard API (a JWT or the web app's session, root paths,
+//! [`dashboard`]), signing in ([`sign_in`]), health endpoints and the OpenAPI
+//! document generated from the handlers; the router also serves the web app
+//! (`vidpulse-web`).
 //!
-//! Handlers parse and validate, call the domain and the store, and shape the
-//! envelope; nothing else.
+//! The two faces are thin: a handler authenticates, reads the request into
+//! checked values, calls a use case of the application layer ([`app`]),
+//! which applies the domain's rules and calls the store, and wraps the answer
+//! in its face's envelope. The crate uses the store and the platform sources,
+//! never the worker.
 #![warn(missing_docs)]
 
 pub mod analytics_cache;

@@ -1,6 +1,10 @@
 //! Pure types and rules of vidpulse, with no IO: platforms and their URLs,
-//! counters, plans and quotas, the refresh schedule, PATCH validation and API
-//! key secrets. Everything above this crate trusts these types.
+//! counters and readings (and what a read of a video says besides them,
+//! [`metrics::VideoMeta`], and came to, [`metrics::RefreshOutcome`]), the
+//! analytics rules, plans and quotas, the refresh schedule, PATCH
+//! validation, API key secrets, the names users type, webhook rules (events,
+//! milestones, retries, which URLs a delivery may go to) and which IP
+//! addresses are global. Everything above this crate trusts these types.
 #![warn(missing_docs)]
 
 pub mod analytics;

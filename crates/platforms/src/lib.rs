@@ -5,7 +5,9 @@
 //! speak the platforms' real APIs through [`http::Upstream`], which owns
 //! retries, rate limits, the circuit breaker and quotas. [`short_link`]
 //! resolves the platforms' short links without ever reaching a host that is
-//! not the platform's own.
+//! not the platform's own, and [`PublicOnly`] is the resolver of the requests
+//! the service makes for its clients (webhook deliveries, thumbnails): it
+//! keeps addresses that are not global out.
 #![warn(missing_docs)]
 
 pub mod http;

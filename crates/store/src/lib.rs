@@ -1,6 +1,13 @@
-//! Persistence of vidpulse behind one interface, [`Store`], with a SQLite and
-//! a PostgreSQL implementation. Each backend writes its own SQL and carries its
-//! own migrations; both pass the contract suite in `tests/contract/`.
+//! Persistence of vidpulse behind one interface, [`Store`]: a trait per role
+//! (organizations, videos, the refresh queue, creators, analytics, users,
+//! sessions, webhooks, …), each written once for SQLite and PostgreSQL, as
+//! `impl<D: Dialect> …Store for SqlStore<D>`. `sql.rs` holds `SqlStore` and
+//! the `Dialect`, the short list of what the two databases spell differently;
+//! `sqlite/` and `postgres/` keep only what truly differs (connection
+//! options, their `Dialect`, the shape of a video record's row, observation
+//! housekeeping), and each has its own migrations (`migrations/sqlite/`,
+//! `migrations/postgres/`). Both pass the one contract suite in
+//! `tests/contract/`.
 //!
 //! Every method is one use case and owns its transaction: a method either
 //! does all of its writes or none.

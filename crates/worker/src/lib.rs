@@ -1,5 +1,9 @@
-//! Background loops of vidpulse. Each loop is `run(ctx, shutdown)` around a
-//! `tick(ctx)` that tests call directly to step through the work.
+//! Background loops of vidpulse: the refresh scheduler ([`refresh`]), creator
+//! jobs and daily discovery ([`creators`]), webhook delivery ([`webhooks`])
+//! and the hourly observation upkeep ([`housekeeping`]). Each loop is
+//! `run(ctx, shutdown)` around ticks (`tick`, `tick_jobs`, …) that tests call
+//! directly to step through the work. The crate uses the store and the
+//! platform sources, never the HTTP side.
 #![warn(missing_docs)]
 
 pub mod creators;
