@@ -9,7 +9,6 @@ pub mod analytics;
 pub mod bloggers;
 pub mod compare;
 pub mod export;
-pub mod stats_map;
 pub mod top;
 pub mod trends;
 pub mod videos;
