@@ -20,6 +20,10 @@ use vidpulse_domain::identity::Role;
 use vidpulse_platforms::{Channel, SourceError};
 use vidpulse_store::{AccountSetup, CreatorJob, CreatorProfile, NewCreatorJob, SetupCreator};
 
+use crate::app::bloggers::{
+    DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS, PlatformId, Username, bad_initial_count,
+    bad_platform, bad_username, start_job,
+};
 use crate::dashboard::access::OrgAuth;
 use crate::error::{ApiError, ErrorCode};
 use crate::extract::JsonBody;
@@ -28,10 +32,6 @@ use crate::input::{
 };
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::bloggers::{
-    DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS, PlatformId, Username, bad_initial_count,
-    bad_platform, bad_username, queued_or_refused,
-};
 
 /// Most new videos a blogger's daily discovery may track.
 pub const MAX_DAILY_VIDEOS: i64 = 50;
@@ -248,7 +248,7 @@ async fn start(
         api_key_id: None,
         request_id: ctx.id.clone(),
         platform,
-        username: username.clone(),
+        username,
         initial_videos_count: settings.initial_videos_count,
         now: app.clock.now(),
         refetch: false,
@@ -259,9 +259,7 @@ async fn start(
             tag_ids: settings.tag_ids,
         }),
     };
-    let who = format!("@{username} on {}", platform.display_name());
-    let job: Box<CreatorJob> = queued_or_refused(app.store.start_creator_job(&job).await?, &who)?;
-    app.jobs_wake.notify_one();
+    let job: Box<CreatorJob> = start_job(app, &job).await?;
     let account = job.account.ok_or_else(|| {
         ApiError::internal(&std::io::Error::other(
             "the queued job of a blogger add has no tracked account",

@@ -2,7 +2,8 @@
 //! dashboard"): the listing, tracking links, the single read, the PATCH and
 //! its batch, untracking, reading now, the usage report and creator jobs,
 //! each with the rules, limits and credits of its public counterpart (the
-//! same code), for a signed-in member instead of an API key. Errors come in
+//! same use case, in [`crate::app`]), for a signed-in member instead of an
+//! API key. Errors come in
 //! the nested envelope; a video the organization does not have is 404
 //! `NOT_FOUND`.
 
@@ -17,6 +18,8 @@ use vidpulse_domain::VideoId;
 use vidpulse_domain::identity::Role;
 use vidpulse_store::VideoLookup;
 
+use crate::app::account::{UsageReport, usage_report};
+use crate::app::bloggers::{JobView, job_view};
 use crate::app::videos::{
     Batch, BatchPatchRequest, BatchPatchResult, ListParams, OneVideo, PatchRequest, PatchResult,
     RefreshResult, TrackData, TrackRequest, UntrackResult, VideoPage, apply_patch, list_page,
@@ -30,8 +33,6 @@ use crate::extract::{JsonBody, PathParam, Query};
 use crate::input::List;
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::account::{UsageReport, usage_report};
-use crate::v1::bloggers::{JobView, job_view};
 
 /// The dashboard's video, usage and job routes.
 pub fn router() -> OpenApiRouter<AppState> {
