@@ -1,5 +1,5 @@
 //! Account usage (docs/api.md, "Usage": GET /v1/account/usage):
-//! [`usage_report`], in the flat envelope.
+//! the usage report of [`crate::app::account`], in the flat envelope.
 
 use axum::Json;
 use axum::extract::State;

@@ -97,7 +97,7 @@ pub const FILTER_PARAMETERS: [&str; 14] = [
 /// The listing's page: the parameters it knows before [`FILTER_PARAMETERS`].
 const PAGE_PARAMETERS: [&str; 2] = ["limit", "offset"];
 
-/// The listing's query: [`PAGE_PARAMETERS`], then [`FILTER_PARAMETERS`], in
+/// The listing's query: its page (`limit`, `offset`), then [`FILTER_PARAMETERS`], in
 /// that order.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
