@@ -17,12 +17,13 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 use vidpulse_domain::Platform;
 use vidpulse_domain::identity::Role;
+use vidpulse_domain::names::Handle;
 use vidpulse_platforms::{Channel, SourceError};
 use vidpulse_store::{AccountSetup, CreatorJob, CreatorProfile, NewCreatorJob, SetupCreator};
 
 use crate::app::bloggers::{
-    DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS, PlatformId, Username, bad_initial_count,
-    bad_platform, bad_username, start_job,
+    DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS, PlatformId, bad_initial_count, bad_platform,
+    bad_username, start_job,
 };
 use crate::dashboard::access::OrgAuth;
 use crate::error::{ApiError, ErrorCode};
@@ -82,7 +83,7 @@ pub struct AddBloggerRequest {
     /// Required string: the handle, with or without a leading `@`; once
     /// trimmed and without the `@`, 1 to 100 letters, digits, `.`, `_` or `-`.
     #[schema(value_type = String, min_length = 1)]
-    username: Username,
+    username: Handle,
     /// Required string: `tiktok`, `instagram` or `youtube`, in any case.
     #[schema(value_type = String)]
     platform: PlatformId,
@@ -382,13 +383,13 @@ async fn add(
     auth.require(Role::Editor)?;
     require_paid_plan(&app, &auth).await?;
     let AddBloggerRequest {
-        username: Username(username),
+        username,
         platform: PlatformId(platform),
         settings,
     } = body.parse()?;
     let settings = Settings::from(settings);
     check_tags(&app, &auth, settings.tag_ids.as_deref()).await?;
-    let profile = read_profile(&app, platform, &username).await?;
+    let profile = read_profile(&app, platform, username.as_str()).await?;
     start(&app, &ctx, &auth, CreatorSource::Read(profile), settings).await
 }
 

@@ -84,69 +84,30 @@ pub(crate) fn bad_initial_count(sent: Option<&Value>) -> ApiError {
     )
 }
 
-/// A username without its leading `@`: letters, digits, `.`, `_` and `-`,
-/// at most [`USERNAME_MAX_CHARS`]; its case is kept.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Username(pub String);
-
-/// Why a username is refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UsernameFault {
-    /// Nothing but an `@` and whitespace.
-    Empty,
-    /// Longer than [`USERNAME_MAX_CHARS`].
-    TooLong,
-    /// A character other than letters, digits, `.`, `_` and `-`.
-    Characters,
-}
-
-impl Username {
-    /// Trims `raw` and drops one leading `@`, then checks what is left
-    /// (the domain's [`Handle`] rules).
-    pub fn parse(raw: &str) -> Result<Self, UsernameFault> {
-        match Handle::parse(raw) {
-            Ok(handle) => Ok(Self(handle.as_str().to_owned())),
-            Err(NameError::Empty) => Err(UsernameFault::Empty),
-            Err(NameError::TooLong(_)) => Err(UsernameFault::TooLong),
-            Err(NameError::BadCharacter(_) | NameError::NotAnEmail) => {
-                Err(UsernameFault::Characters)
-            }
+/// The answer to a username (a [`Handle`]) in `field` that
+/// [`Handle::parse`] refused for `fault`.
+pub(crate) fn refused_username(field: &str, fault: NameError) -> ApiError {
+    let message = match fault {
+        NameError::Empty => format!("`{field}` is required"),
+        NameError::TooLong(_) => {
+            format!("`{field}` must be at most {USERNAME_MAX_CHARS} characters")
         }
-    }
+        NameError::BadCharacter(_) | NameError::NotAnEmail => format!(
+            "`{field}` may hold only letters, digits, `.`, `_` and `-` (after an optional `@`)"
+        ),
+    };
+    ApiError::validation(field, message)
 }
 
-impl UsernameFault {
-    /// The answer naming `field`.
-    pub fn answer(self, field: &str) -> ApiError {
-        let message = match self {
-            UsernameFault::Empty => format!("`{field}` is required"),
-            UsernameFault::TooLong => {
-                format!("`{field}` must be at most {USERNAME_MAX_CHARS} characters")
-            }
-            UsernameFault::Characters => format!(
-                "`{field}` may hold only letters, digits, `.`, `_` and `-` (after an optional `@`)"
-            ),
-        };
-        ApiError::validation(field, message)
-    }
-}
-
-impl<'de> Deserialize<'de> for Username {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let raw = String::deserialize(deserializer)?;
-        Username::parse(&raw).map_err(|_| de::Error::custom("not a username"))
-    }
-}
-
-/// The answer to a faulty [`Username`] in `field`, which held `sent`.
+/// The answer to a faulty username (a [`Handle`]) in `field`, which held `sent`.
 pub(crate) fn bad_username(field: &str, sent: Option<&Value>) -> ApiError {
     match sent {
         None | Some(Value::Null) => ApiError::validation(field, format!("`{field}` is required")),
-        Some(Value::String(raw)) => match Username::parse(raw) {
-            Err(fault) => fault.answer(field),
-            // serde refused it, so the rules do: not reached.
-            Ok(_) => UsernameFault::Characters.answer(field),
-        },
+        Some(Value::String(raw)) => {
+            // serde refused it, so the rules do: the fallback is not reached.
+            let fault = Handle::parse(raw).err();
+            refused_username(field, fault.unwrap_or(NameError::BadCharacter('@')))
+        }
         Some(_) => ApiError::validation(field, format!("`{field}` must be a string")),
     }
 }
@@ -157,13 +118,29 @@ mod tests {
 
     #[test]
     fn usernames_lose_their_at_and_keep_their_case() {
-        let name = |raw: &str| Username::parse(raw).map(|Username(u)| u);
+        let name = |raw: &str| Handle::parse(raw).map(|h| h.as_str().to_owned());
         assert_eq!(name(" @Mira.Cooks_1 ").unwrap(), "Mira.Cooks_1");
         assert_eq!(name("ñandú-9").unwrap(), "ñandú-9");
         for bad in ["", "@", "a b", "a/b", "@@a", "<script>"] {
             assert!(name(bad).is_err(), "{bad}");
         }
-        assert_eq!(name(&"a".repeat(101)), Err(UsernameFault::TooLong));
+    }
+
+    #[test]
+    fn refused_usernames_say_why() {
+        let message = |raw: &str| {
+            let fault = Handle::parse(raw).unwrap_err();
+            refused_username("username", fault).message.clone()
+        };
+        assert_eq!(message(" @ "), "`username` is required");
+        assert_eq!(
+            message(&"a".repeat(101)),
+            "`username` must be at most 100 characters"
+        );
+        assert_eq!(
+            message("a/b"),
+            "`username` may hold only letters, digits, `.`, `_` and `-` (after an optional `@`)"
+        );
     }
 
     #[test]

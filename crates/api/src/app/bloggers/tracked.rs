@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
+use vidpulse_domain::names::Handle;
 use vidpulse_domain::{OrgId, Platform};
 use vidpulse_store::{AccountQuery, CreatorTotals, TrackedAccount};
 
@@ -106,7 +107,7 @@ pub(crate) async fn tracked_or_404(
     app: &AppState,
     org: OrgId,
     platform: Option<Platform>,
-    username: &str,
+    username: &Handle,
 ) -> Result<TrackedAccount, ApiError> {
     app.store
         .tracked_account_by_username(org, platform, username)
@@ -115,7 +116,7 @@ pub(crate) async fn tracked_or_404(
             ApiError::new(
                 StatusCode::NOT_FOUND,
                 ErrorCode::BloggerNotTracked,
-                format!("The organization does not track @{username}"),
+                format!("The organization does not track @{}", username.as_str()),
             )
         })
 }

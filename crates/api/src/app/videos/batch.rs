@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 use uuid::Uuid;
-use vidpulse_domain::patch::VideoPatch;
+use vidpulse_domain::patch::{SentPatch, VideoPatch};
 use vidpulse_domain::{OrgId, VideoId};
 use vidpulse_store::VideoLookup;
 
@@ -89,7 +89,7 @@ impl Input for Batch {
                 .map(|id| VideoLookup::ExternalId(id.to_owned()))
                 .collect(),
         };
-        let patch = VideoPatch::from(PatchRequest::from_json(&Value::Object(edit))?)
+        let patch = SentPatch::from(PatchRequest::from_json(&Value::Object(edit))?)
             .checked()
             .map_err(|e| ApiError::validation(&e.field, e.message))?;
         Ok(Batch { videos, patch })

@@ -134,11 +134,11 @@ pub struct ListParams {
     /// Only videos of this creator: a handle, with or without `@`, any case
     #[serde(default, deserialize_with = "text_unless_empty")]
     #[param(value_type = Option<String>)]
-    blogger: Option<HandleFilter>,
+    blogger: Option<Handle>,
     /// Only videos carrying this tag (any case); repeat it (`tag=a&tag=b`) for videos carrying all
     #[serde(default, deserialize_with = "text_unless_empty")]
     #[param(value_type = Option<String>)]
-    tag: Option<TagFilter>,
+    tag: Option<TagName>,
     /// First day the gains measure, YYYY-MM-DD (default: 29 days before `to`); with `from` or `to`, each video carries `gained`
     #[serde(default, deserialize_with = "text_unless_empty")]
     #[param(value_type = Option<String>)]
@@ -165,44 +165,18 @@ pub struct ListParams {
     tracked_to: Option<Day>,
 }
 
-/// A campaign as the PATCH sets it (trimmed; letters, digits, spaces and
-/// `- _ . ( ) | : % &`).
+/// A campaign as the PATCH sets it ([`Campaign`]: trimmed; letters,
+/// digits, spaces and `- _ . ( ) | : % &`); a blank one is refused.
 #[derive(Debug, Clone)]
-struct CampaignFilter(String);
+struct CampaignFilter(Campaign);
 
 impl std::str::FromStr for CampaignFilter {
     type Err = ();
     fn from_str(s: &str) -> Result<Self, ()> {
         match Campaign::parse(s) {
-            Ok(Some(c)) => Ok(CampaignFilter(c.as_str().to_owned())),
+            Ok(Some(c)) => Ok(CampaignFilter(c)),
             _ => Err(()),
         }
-    }
-}
-
-/// A creator's handle.
-#[derive(Debug, Clone)]
-struct HandleFilter(String);
-
-impl std::str::FromStr for HandleFilter {
-    type Err = ();
-    fn from_str(s: &str) -> Result<Self, ()> {
-        Handle::parse(s)
-            .map(|h| HandleFilter(h.as_str().to_owned()))
-            .map_err(|_| ())
-    }
-}
-
-/// A tag name.
-#[derive(Debug, Clone)]
-struct TagFilter(String);
-
-impl std::str::FromStr for TagFilter {
-    type Err = ();
-    fn from_str(s: &str) -> Result<Self, ()> {
-        TagName::parse(s)
-            .map(|t| TagFilter(t.as_str().to_owned()))
-            .map_err(|_| ())
     }
 }
 
@@ -317,10 +291,10 @@ impl ListParams {
                 Status::Failed => VideoState::Failed,
             }),
             title: self.q.map(|TitleSearch(text)| text),
-            campaign: self.campaign.map(|CampaignFilter(c)| c),
-            author: self.blogger.map(|HandleFilter(h)| h),
+            campaign: self.campaign.map(|CampaignFilter(c)| c.into_string()),
+            author: self.blogger.map(|h| h.as_str().to_owned()),
             // The last `tag`; `list_page` reads every one.
-            tags: self.tag.map(|TagFilter(t)| t).into_iter().collect(),
+            tags: self.tag.into_iter().collect(),
             published_from,
             published_before,
             tracked_from,
@@ -475,7 +449,7 @@ pub(crate) fn filtered_query(
     // `tag` repeats: every value, each checked as the last one was.
     let mut tags = Vec::new();
     for raw in params.all("tag").filter(|t| !t.is_empty()) {
-        let TagFilter(tag) = raw.parse().map_err(|()| ListParams::refuse_tag(raw))?;
+        let tag: TagName = raw.parse().map_err(|_| ListParams::refuse_tag(raw))?;
         if !tags.contains(&tag) {
             tags.push(tag);
         }

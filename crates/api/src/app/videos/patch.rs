@@ -8,7 +8,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
 use vidpulse_domain::OrgId;
-use vidpulse_domain::patch::{TAGS_MAX, VideoPatch, VideoStatus, WorkflowStatus, sent};
+use vidpulse_domain::patch::{SentPatch, TAGS_MAX, VideoStatus, WorkflowStatus, sent};
 use vidpulse_store::VideoLookup;
 
 use crate::error::ApiError;
@@ -51,11 +51,11 @@ pub struct PatchRequest {
     tags: Option<Vec<String>>,
 }
 
-impl From<PatchRequest> for VideoPatch {
-    /// The patch as sent, before [`VideoPatch::checked`].
+impl From<PatchRequest> for SentPatch {
+    /// The patch as sent, before [`SentPatch::checked`].
     fn from(r: PatchRequest) -> Self {
-        VideoPatch {
-            notes: r.notes.map(Some),
+        SentPatch {
+            notes: r.notes,
             budget: r.budget,
             campaign: r.campaign,
             video_status: r.video_status,
@@ -126,7 +126,7 @@ pub(crate) async fn apply_patch(
     video: &VideoLookup,
     body: Result<JsonBody<PatchRequest>, ApiError>,
 ) -> Result<Option<PatchResult>, ApiError> {
-    let patch = VideoPatch::from(body?.parse()?)
+    let patch = SentPatch::from(body?.parse()?)
         .checked()
         .map_err(|e| ApiError::validation(&e.field, e.message))?;
     let Some(out) = app

@@ -8,9 +8,10 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use vidpulse_domain::analytics::DateRange;
+use vidpulse_domain::names::Handle;
 
 use crate::app::bloggers::{
-    FollowerDayView, PlatformId, Username, bad_platform, follower_days, follower_window,
+    FollowerDayView, PlatformId, bad_platform, follower_days, follower_window, refused_username,
     tracked_or_404,
 };
 use crate::auth::ApiKeyAuth;
@@ -103,8 +104,7 @@ pub(super) async fn history(
     PathParam(username): PathParam,
     q: Query<HistoryParams>,
 ) -> Result<Json<Envelope<FollowerHistory>>, ApiError> {
-    let Username(username) =
-        Username::parse(&username).map_err(|fault| fault.answer("username"))?;
+    let username = Handle::parse(&username).map_err(|fault| refused_username("username", fault))?;
     let params = q.parse()?;
     let window = params.window(app.clock.now().date_naive())?;
     let platform = params.platform.map(|PlatformId(p)| p);

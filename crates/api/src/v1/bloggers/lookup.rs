@@ -6,9 +6,10 @@ use axum::Json;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
+use vidpulse_domain::names::Handle;
 
 use crate::app::bloggers::{
-    BloggerView, PlatformId, Username, bad_platform, blogger_view, tracked_or_404,
+    BloggerView, PlatformId, bad_platform, blogger_view, refused_username, tracked_or_404,
 };
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
@@ -63,8 +64,7 @@ pub(super) async fn by_username(
     PathParam(username): PathParam,
     q: Query<LookupParams>,
 ) -> Result<Json<Envelope<BloggerData>>, ApiError> {
-    let Username(username) =
-        Username::parse(&username).map_err(|fault| fault.answer("username"))?;
+    let username = Handle::parse(&username).map_err(|fault| refused_username("username", fault))?;
     let platform = q.parse()?.platform.map(|PlatformId(p)| p);
     let account = tracked_or_404(&app, auth.org.id, platform, &username).await?;
     let blogger = blogger_view(&app, auth.org.id, account).await?;

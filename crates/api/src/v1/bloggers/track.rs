@@ -7,11 +7,12 @@ use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use uuid::Uuid;
+use vidpulse_domain::names::Handle;
 use vidpulse_store::{JobStatus, NewCreatorJob};
 
 use crate::app::bloggers::{
-    DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS, PlatformId, Username, bad_initial_count,
-    bad_platform, bad_username, job_status_url, start_job,
+    DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS, PlatformId, bad_initial_count, bad_platform,
+    bad_username, job_status_url, start_job,
 };
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
@@ -34,7 +35,7 @@ pub struct CreatorTrackRequest {
     platform: PlatformId,
     /// The handle, with or without a leading `@`.
     #[schema(value_type = String)]
-    username: Username,
+    username: Handle,
     /// Most recent videos to track at once, 0 to 50 (default 10), charged 30
     /// credits each like tracked videos.
     #[schema(value_type = Option<i64>)]
@@ -103,7 +104,7 @@ pub(super) async fn track(
     auth.require_paid_plan(&app.config.upgrade_url)?;
     let CreatorTrackRequest {
         platform: PlatformId(platform),
-        username: Username(username),
+        username,
         initial_videos_count,
     } = body.parse()?;
     let initial = initial_videos_count.map_or(DEFAULT_INITIAL_VIDEOS, |Bounded(n)| n);
@@ -112,7 +113,7 @@ pub(super) async fn track(
         api_key_id: Some(auth.key_id),
         request_id: ctx.id.clone(),
         platform,
-        username,
+        username: username.as_str().to_owned(),
         initial_videos_count: initial,
         now: app.clock.now(),
         refetch: false,
@@ -175,7 +176,7 @@ mod tests {
         let ok = CreatorTrackRequest::from_json(&json!({"platform": "TikTok", "username": "@a"}))
             .unwrap();
         assert_eq!(ok.platform, PlatformId(Platform::TikTok));
-        assert_eq!(ok.username, Username("a".to_owned()));
+        assert_eq!(ok.username.as_str(), "a");
         assert_eq!(ok.initial_videos_count, None);
     }
 }
