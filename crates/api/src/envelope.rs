@@ -96,6 +96,12 @@ impl Meta {
         self.credits_used = Some(credits);
         self
     }
+
+    /// With a track's `summary`.
+    pub fn with_summary(mut self, summary: TrackSummary) -> Self {
+        self.summary = Some(summary);
+        self
+    }
 }
 
 /// Wraps `data` in a success envelope with `meta`.

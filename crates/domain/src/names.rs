@@ -4,6 +4,9 @@
 //! stored and compared by, so no caller lowercases anything itself.
 
 use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, de};
 
 /// Longest handle, in characters (after the optional `@`).
 pub const HANDLE_MAX_CHARS: usize = 100;
@@ -76,6 +79,21 @@ impl Handle {
     }
 }
 
+impl FromStr for Handle {
+    type Err = NameError;
+    fn from_str(raw: &str) -> Result<Self, NameError> {
+        Self::parse(raw)
+    }
+}
+
+impl<'de> Deserialize<'de> for Handle {
+    /// A string holding a handle ([`Handle::parse`]).
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(deserializer)?;
+        Self::parse(&raw).map_err(|e| de::Error::custom(format!("the handle {e}")))
+    }
+}
+
 /// The comparison key of a stored handle (see [`Handle::key`]).
 pub fn handle_key(handle: &str) -> String {
     handle.to_lowercase()
@@ -107,6 +125,13 @@ impl TagName {
     /// The form tags are stored and matched by.
     pub fn key(&self) -> String {
         tag_key(&self.0)
+    }
+}
+
+impl FromStr for TagName {
+    type Err = NameError;
+    fn from_str(raw: &str) -> Result<Self, NameError> {
+        Self::parse(raw)
     }
 }
 

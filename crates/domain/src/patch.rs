@@ -1,15 +1,17 @@
 //! Editable metadata of a video (PATCH /v1/videos/by-external-id).
 //!
 //! The rules: docs/api.md, "Videos" (PATCH).
-//! A patch is read in two steps: its fields as sent, typed by serde with the
-//! helpers of [`sent`] (so that "absent", `null` and `""` stay distinct and
-//! unknown fields are refused, 400 naming the field); then
-//! [`VideoPatch::checked`] holds their values to the rules.
+//! A patch is read in two steps: its fields as sent ([`SentPatch`]), typed by
+//! serde with the helpers of [`sent`] (so that "absent", `null` and `""` stay
+//! distinct and unknown fields are refused, 400 naming the field); then
+//! [`SentPatch::checked`] holds their values to the rules and gives the
+//! [`VideoPatch`] the store writes, its campaign a [`Campaign`] and its tags
+//! [`TagName`]s.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::names::{Campaign, NameError, TagName, tag_key};
+use crate::names::{Campaign, NameError, TagName};
 
 /// Longest `notes`, in characters.
 pub const NOTES_MAX_CHARS: usize = 2000;
@@ -82,8 +84,8 @@ impl WorkflowStatus {
     }
 }
 
-/// A PATCH: what it writes. For clearable fields, `Some(None)` clears the
-/// value. Built from what a request sent, then [`VideoPatch::checked`].
+/// A PATCH: what it writes, checked ([`SentPatch::checked`]). For
+/// clearable fields, `Some(None)` clears the value.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct VideoPatch {
     /// New notes; `Some(None)` clears.
@@ -91,14 +93,44 @@ pub struct VideoPatch {
     /// New budget; `Some(None)` clears.
     pub budget: Option<Option<i64>>,
     /// New campaign tag; `Some(None)` clears.
-    pub campaign: Option<Option<String>>,
+    pub campaign: Option<Option<Campaign>>,
     /// New video status.
     pub video_status: Option<VideoStatus>,
     /// New workflow status.
     pub status: Option<WorkflowStatus>,
     /// New eCPM; `Some(None)` clears.
     pub ecpm: Option<Option<f64>>,
-    /// Tag names to attach (trimmed, distinct ignoring case, in request order).
+    /// Tag names to attach (distinct ignoring case, in request order).
+    pub tags: Option<Vec<TagName>>,
+}
+
+/// A PATCH body as sent: its fields typed, their values not yet held to the
+/// rules ([`SentPatch::checked`]). For clearable fields, `Some(None)` clears;
+/// notes clear with `""`. The API reads the same fields with the same
+/// helpers into its documented request type.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SentPatch {
+    /// Notes as sent.
+    #[serde(default, deserialize_with = "sent::value")]
+    pub notes: Option<String>,
+    /// Budget as sent.
+    #[serde(default, deserialize_with = "sent::clearable")]
+    pub budget: Option<Option<i64>>,
+    /// Campaign as sent.
+    #[serde(default, deserialize_with = "sent::nullable")]
+    pub campaign: Option<Option<String>>,
+    /// Video status as sent.
+    #[serde(default, deserialize_with = "sent::value")]
+    pub video_status: Option<VideoStatus>,
+    /// Workflow status as sent.
+    #[serde(default, deserialize_with = "sent::value")]
+    pub status: Option<WorkflowStatus>,
+    /// eCPM as sent.
+    #[serde(default, deserialize_with = "sent::clearable")]
+    pub ecpm: Option<Option<f64>>,
+    /// Tag names as sent.
+    #[serde(default, deserialize_with = "sent::value")]
     pub tags: Option<Vec<String>>,
 }
 
@@ -119,12 +151,12 @@ fn err(field: &str, message: impl Into<String>) -> FieldError {
     }
 }
 
-impl VideoPatch {
+impl SentPatch {
     /// Holds a patch as sent to the spec's rules, and normalises it: notes
     /// `""` clear, a campaign is trimmed (blank clears), tags are trimmed and
     /// distinct ignoring case, in request order. Fields are checked in name
     /// order; the first that breaks a rule is answered.
-    pub fn checked(mut self) -> Result<Self, FieldError> {
+    pub fn checked(self) -> Result<VideoPatch, FieldError> {
         if self == Self::default() {
             return Err(err(
                 "body",
@@ -139,49 +171,52 @@ impl VideoPatch {
                 "budget must be a whole number greater than 0",
             ));
         }
-        if let Some(Some(campaign)) = &self.campaign {
-            self.campaign = Some(parse_campaign(campaign).map_err(|m| err("campaign", m))?);
-        }
+        let campaign = match self.campaign {
+            Some(Some(campaign)) => {
+                Some(Campaign::parse(&campaign).map_err(|e| err("campaign", campaign_rule(e)))?)
+            }
+            cleared_or_absent => cleared_or_absent.map(|_| None),
+        };
         if let Some(Some(ecpm)) = self.ecpm
             && !(ecpm.is_finite() && ecpm >= 0.0)
         {
             return Err(err("ecpm", "ecpm must be a number of 0 or more"));
         }
-        if let Some(Some(notes)) = &self.notes {
-            if notes.chars().count() > NOTES_MAX_CHARS {
-                return Err(err(
-                    "notes",
-                    format!("notes must be at most {NOTES_MAX_CHARS} characters"),
-                ));
-            }
-            if notes.is_empty() {
-                self.notes = Some(None);
-            }
+        if let Some(notes) = &self.notes
+            && notes.chars().count() > NOTES_MAX_CHARS
+        {
+            return Err(err(
+                "notes",
+                format!("notes must be at most {NOTES_MAX_CHARS} characters"),
+            ));
         }
-        if let Some(tags) = &self.tags {
-            self.tags = Some(checked_tags(tags)?);
-        }
-        Ok(self)
+        let tags = match &self.tags {
+            Some(tags) => Some(checked_tags(tags)?),
+            None => None,
+        };
+        Ok(VideoPatch {
+            notes: self.notes.map(|n| (!n.is_empty()).then_some(n)),
+            budget: self.budget,
+            campaign,
+            video_status: self.video_status,
+            status: self.status,
+            ecpm: self.ecpm,
+            tags,
+        })
     }
+}
 
+impl VideoPatch {
     /// Reads a PATCH body: typed by serde as the API types it, then
-    /// [`checked`](Self::checked). A value of the wrong type names the body,
+    /// [`SentPatch::checked`]. A value of the wrong type names the body,
     /// not its field: the API's reading of a body names the field.
     pub fn parse(body: &Value) -> Result<Self, FieldError> {
         if !body.is_object() {
             return Err(err("body", "the body must be a JSON object"));
         }
-        let sent = Sent::deserialize(body).map_err(|e| err("body", e.to_string()))?;
-        VideoPatch {
-            notes: sent.notes.map(Some),
-            budget: sent.budget,
-            campaign: sent.campaign,
-            video_status: sent.video_status,
-            status: sent.status,
-            ecpm: sent.ecpm,
-            tags: sent.tags,
-        }
-        .checked()
+        SentPatch::deserialize(body)
+            .map_err(|e| err("body", e.to_string()))?
+            .checked()
     }
 
     /// The stored column names this patch writes, in a stable order
@@ -208,27 +243,6 @@ impl VideoPatch {
         }
         cols
     }
-}
-
-/// A PATCH body as sent, for [`VideoPatch::parse`]; the API reads the same
-/// fields with the same helpers into its documented request type.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Sent {
-    #[serde(default, deserialize_with = "sent::value")]
-    notes: Option<String>,
-    #[serde(default, deserialize_with = "sent::clearable")]
-    budget: Option<Option<i64>>,
-    #[serde(default, deserialize_with = "sent::nullable")]
-    campaign: Option<Option<String>>,
-    #[serde(default, deserialize_with = "sent::value")]
-    video_status: Option<VideoStatus>,
-    #[serde(default, deserialize_with = "sent::value")]
-    status: Option<WorkflowStatus>,
-    #[serde(default, deserialize_with = "sent::clearable")]
-    ecpm: Option<Option<f64>>,
-    #[serde(default, deserialize_with = "sent::value")]
-    tags: Option<Vec<String>>,
 }
 
 /// serde helpers typing a PATCH field as sent, for
@@ -313,25 +327,29 @@ pub mod sent {
 /// characters of letters, digits, spaces and `- _ . ( ) | : % &`; empty
 /// clears (`Ok(None)`). The error is the message a client gets.
 pub fn parse_campaign(s: &str) -> Result<Option<String>, String> {
-    match Campaign::parse(s) {
-        Ok(campaign) => Ok(campaign.map(Campaign::into_string)),
-        Err(NameError::BadCharacter(bad)) => Err(format!(
+    Campaign::parse(s)
+        .map(|campaign| campaign.map(Campaign::into_string))
+        .map_err(campaign_rule)
+}
+
+/// The message a client gets for a campaign [`Campaign::parse`] refused.
+fn campaign_rule(e: NameError) -> String {
+    match e {
+        NameError::BadCharacter(bad) => format!(
             "campaign may contain only letters, digits, spaces and - _ . ( ) | : % & (found `{bad}`)"
-        )),
-        Err(_) => Err(format!(
-            "campaign must be at most {CAMPAIGN_MAX_CHARS} characters"
-        )),
+        ),
+        _ => format!("campaign must be at most {CAMPAIGN_MAX_CHARS} characters"),
     }
 }
 
-fn checked_tags(sent: &[String]) -> Result<Vec<String>, FieldError> {
+fn checked_tags(sent: &[String]) -> Result<Vec<TagName>, FieldError> {
     if sent.is_empty() || sent.len() > TAGS_MAX {
         return Err(err(
             "tags",
             format!("tags must have 1 to {TAGS_MAX} entries"),
         ));
     }
-    let mut out: Vec<String> = Vec::with_capacity(sent.len());
+    let mut out: Vec<TagName> = Vec::with_capacity(sent.len());
     for name in sent {
         let name = match TagName::parse(name) {
             Ok(name) => name,
@@ -343,8 +361,8 @@ fn checked_tags(sent: &[String]) -> Result<Vec<String>, FieldError> {
             }
             Err(_) => return Err(err("tags", "tag names must not be empty")),
         };
-        if !out.iter().any(|t| tag_key(t) == name.key()) {
-            out.push(name.as_str().to_owned());
+        if !out.iter().any(|t| t.key() == name.key()) {
+            out.push(name);
         }
     }
     Ok(out)
@@ -426,12 +444,13 @@ mod tests {
         .unwrap();
         assert_eq!(p.budget, Some(Some(250)));
         assert_eq!(
-            p.campaign,
-            Some(Some("Summer 2026 (EU) | part:1 & 50% ünïcode_.-".into()))
+            p.campaign.flatten().as_ref().map(Campaign::as_str),
+            Some("Summer 2026 (EU) | part:1 & 50% ünïcode_.-")
         );
         assert_eq!(p.video_status, Some(VideoStatus::Paused));
         assert_eq!(p.status, Some(WorkflowStatus::ToDo));
         assert_eq!(p.ecpm, Some(Some(0.0)));
-        assert_eq!(p.tags, Some(vec!["Food".to_owned(), "Travel".to_owned()]));
+        let tags: Vec<&str> = p.tags.iter().flatten().map(TagName::as_str).collect();
+        assert_eq!(tags, ["Food", "Travel"]);
     }
 }

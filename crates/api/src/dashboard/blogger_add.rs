@@ -17,9 +17,14 @@ use utoipa_axum::routes;
 use uuid::Uuid;
 use vidpulse_domain::Platform;
 use vidpulse_domain::identity::Role;
+use vidpulse_domain::names::Handle;
 use vidpulse_platforms::{Channel, SourceError};
 use vidpulse_store::{AccountSetup, CreatorJob, CreatorProfile, NewCreatorJob, SetupCreator};
 
+use crate::app::bloggers::{
+    DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS, PlatformId, bad_initial_count, bad_platform,
+    bad_username, start_job,
+};
 use crate::dashboard::access::OrgAuth;
 use crate::error::{ApiError, ErrorCode};
 use crate::extract::JsonBody;
@@ -28,10 +33,6 @@ use crate::input::{
 };
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::bloggers::{
-    DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS, PlatformId, Username, bad_initial_count,
-    bad_platform, bad_username, queued_or_refused,
-};
 
 /// Most new videos a blogger's daily discovery may track.
 pub const MAX_DAILY_VIDEOS: i64 = 50;
@@ -82,7 +83,7 @@ pub struct AddBloggerRequest {
     /// Required string: the handle, with or without a leading `@`; once
     /// trimmed and without the `@`, 1 to 100 letters, digits, `.`, `_` or `-`.
     #[schema(value_type = String, min_length = 1)]
-    username: Username,
+    username: Handle,
     /// Required string: `tiktok`, `instagram` or `youtube`, in any case.
     #[schema(value_type = String)]
     platform: PlatformId,
@@ -248,7 +249,7 @@ async fn start(
         api_key_id: None,
         request_id: ctx.id.clone(),
         platform,
-        username: username.clone(),
+        username,
         initial_videos_count: settings.initial_videos_count,
         now: app.clock.now(),
         refetch: false,
@@ -259,9 +260,7 @@ async fn start(
             tag_ids: settings.tag_ids,
         }),
     };
-    let who = format!("@{username} on {}", platform.display_name());
-    let job: Box<CreatorJob> = queued_or_refused(app.store.start_creator_job(&job).await?, &who)?;
-    app.jobs_wake.notify_one();
+    let job: Box<CreatorJob> = start_job(app, &job).await?;
     let account = job.account.ok_or_else(|| {
         ApiError::internal(&std::io::Error::other(
             "the queued job of a blogger add has no tracked account",
@@ -384,13 +383,13 @@ async fn add(
     auth.require(Role::Editor)?;
     require_paid_plan(&app, &auth).await?;
     let AddBloggerRequest {
-        username: Username(username),
+        username,
         platform: PlatformId(platform),
         settings,
     } = body.parse()?;
     let settings = Settings::from(settings);
     check_tags(&app, &auth, settings.tag_ids.as_deref()).await?;
-    let profile = read_profile(&app, platform, &username).await?;
+    let profile = read_profile(&app, platform, username.as_str()).await?;
     start(&app, &ctx, &auth, CreatorSource::Read(profile), settings).await
 }
 

@@ -5,23 +5,62 @@
 use axum::Json;
 use axum::extract::State;
 use chrono::NaiveDate;
-use serde::Serialize;
-use utoipa::ToSchema;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
+use vidpulse_domain::analytics::DateRange;
 
+use crate::app::analytics::params::{Day, bad_day};
+use crate::app::bloggers::{FollowerDayView, follower_days, follower_window};
 use crate::dashboard::access::OrgAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
 use crate::extract::{PathParam, Query};
+use crate::input::{Fault, Refusals, text_unless_empty};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::bloggers::{FollowerDayView, WindowParams, follower_days};
 
 /// The follower history route.
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(followers))
+}
+
+/// The days of a follower history (the dashboard's); any other parameter
+/// is refused.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct WindowParams {
+    /// First day, YYYY-MM-DD (default: 29 days before `to`)
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>, format = Date)]
+    from: Option<Day>,
+    /// Last day, YYYY-MM-DD (default: today, UTC); on or after `from`, at
+    /// most 366 days in all
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>, format = Date)]
+    to: Option<Day>,
+}
+
+impl Refusals for WindowParams {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        match fault.field() {
+            "from" | "to" => bad_day(fault),
+            unknown => ApiError::validation(
+                unknown,
+                format!("Unknown query parameter `{unknown}`; known: from, to"),
+            ),
+        }
+    }
+}
+
+impl WindowParams {
+    /// The window asked for; `today` ends the default one.
+    pub fn window(&self, today: NaiveDate) -> Result<DateRange, ApiError> {
+        follower_window(self.from.map(|Day(d)| d), self.to.map(|Day(d)| d), today)
+    }
 }
 
 /// `data` of a blogger's follower history.

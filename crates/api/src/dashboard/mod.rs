@@ -50,7 +50,7 @@ mod tests {
     use serde_json::{Value, json};
     use vidpulse_domain::patch::CAMPAIGN_MAX_CHARS;
 
-    use crate::v1::bloggers::{DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS};
+    use crate::app::bloggers::{DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS};
 
     /// The dashboard routes' OpenAPI document, as JSON.
     fn doc() -> Value {

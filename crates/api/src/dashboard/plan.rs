@@ -12,13 +12,13 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
+use crate::app::account::{month_start, next_month_start};
 use crate::app::rfc3339;
 use crate::dashboard::access::OrgAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::trends::{month_start, next_month_start};
 
 /// The plan route.
 pub fn router() -> OpenApiRouter<AppState> {

@@ -2,7 +2,8 @@
 //! dashboard"): the listing, tracking links, the single read, the PATCH and
 //! its batch, untracking, reading now, the usage report and creator jobs,
 //! each with the rules, limits and credits of its public counterpart (the
-//! same code), for a signed-in member instead of an API key. Errors come in
+//! same use case, in [`crate::app`]), for a signed-in member instead of an
+//! API key. Errors come in
 //! the nested envelope; a video the organization does not have is 404
 //! `NOT_FOUND`.
 
@@ -17,6 +18,13 @@ use vidpulse_domain::VideoId;
 use vidpulse_domain::identity::Role;
 use vidpulse_store::VideoLookup;
 
+use crate::app::account::{UsageReport, usage_report};
+use crate::app::bloggers::{JobView, job_view};
+use crate::app::videos::{
+    Batch, BatchPatchRequest, BatchPatchResult, ListParams, OneVideo, PatchRequest, PatchResult,
+    RefreshResult, TrackData, TrackRequest, UntrackResult, VideoPage, apply_patch, list_page,
+    patch_videos, read_video, refresh_video, refused_query, track_urls, untrack_video,
+};
 use crate::auth::require_paid_plan;
 use crate::dashboard::access::OrgAuth;
 use crate::envelope::{Envelope, Meta, ok};
@@ -25,13 +33,6 @@ use crate::extract::{JsonBody, PathParam, Query};
 use crate::input::List;
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::account::{UsageReport, usage_report};
-use crate::v1::bloggers::{JobView, job_view};
-use crate::v1::videos::{
-    Batch, BatchPatchRequest, BatchPatchResult, ListParams, OneVideo, PatchRequest, PatchResult,
-    RefreshResult, TrackData, TrackRequest, UntrackResult, VideoPage, apply_patch, list_page,
-    patch_videos, read_video, refresh_video, track_urls, untrack_video,
-};
 
 /// The dashboard's video, usage and job routes.
 pub fn router() -> OpenApiRouter<AppState> {
@@ -85,10 +86,7 @@ async fn list(
     auth: OrgAuth,
     q: Result<Query<ListParams>, ApiError>,
 ) -> Result<Json<Envelope<VideoPage>>, ApiError> {
-    let q = q.map_err(|e| {
-        ApiError::invalid_parameter(e.message.clone())
-            .with_details(serde_json::json!({ "parameter": e.field }))
-    })?;
+    let q = q.map_err(refused_query)?;
     Ok(ok(list_page(&app, auth.org, &q).await?, Meta::of(&ctx)))
 }
 
@@ -115,7 +113,11 @@ async fn track(
 ) -> Result<Json<Envelope<TrackData>>, ApiError> {
     auth.require(Role::Editor)?;
     let List(urls) = body.parse()?.urls;
-    track_urls(&app, &ctx, auth.org, None, urls).await
+    let tracked = track_urls(&app, &ctx, auth.org, None, urls).await?;
+    let meta = Meta::of(&ctx)
+        .with_credits(tracked.credits)
+        .with_summary(tracked.summary);
+    Ok(ok(tracked.data, meta))
 }
 
 /// One tracked video with its statistics history: the answer of
@@ -215,9 +217,10 @@ async fn patch_batch(
         .await?
         .ok_or_else(not_found)?;
     require_paid_plan(org.plan, &app.config.upgrade_url)?;
-    patch_videos(&app, &ctx, auth.org, body)
+    let data = patch_videos(&app, auth.org, body)
         .await
-        .map_err(dashboard_error)
+        .map_err(dashboard_error)?;
+    Ok(ok(data, Meta::of(&ctx)))
 }
 
 /// Stops tracking a video: what `DELETE /v1/videos/by-id/{video_id}` does
@@ -244,9 +247,10 @@ async fn untrack(
 ) -> Result<Json<Envelope<UntrackResult>>, ApiError> {
     auth.require(Role::Editor)?;
     let video = video_of(path)?;
-    untrack_video(&app, &ctx, auth.org, video)
+    let data = untrack_video(&app, auth.org, video)
         .await
-        .map_err(dashboard_error)
+        .map_err(dashboard_error)?;
+    Ok(ok(data, Meta::of(&ctx)))
 }
 
 /// Reads a video from its platform now: the cooldown, credit (1 for a
@@ -277,9 +281,11 @@ async fn refresh(
 ) -> Result<Json<Envelope<RefreshResult>>, ApiError> {
     auth.require(Role::Editor)?;
     let video = video_of(path)?;
-    refresh_video(&app, &ctx, auth.org, None, video)
+    let data = refresh_video(&app, &ctx, auth.org, None, video)
         .await
-        .map_err(dashboard_error)
+        .map_err(dashboard_error)?;
+    let meta = Meta::of(&ctx).with_credits(data.credits());
+    Ok(ok(data, meta))
 }
 
 /// The organization's requests and credits per day over the last 30 days:

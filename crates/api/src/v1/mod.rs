@@ -8,7 +8,6 @@ pub mod account;
 pub mod analytics;
 pub mod bloggers;
 pub mod export;
-pub mod stats_map;
 pub mod top;
 pub mod trends;
 pub mod videos;

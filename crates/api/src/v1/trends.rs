@@ -8,7 +8,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
+use chrono::Datelike;
 use serde::{Deserialize, Deserializer, Serialize, de};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
@@ -18,6 +18,7 @@ use vidpulse_domain::Platform;
 use vidpulse_platforms::{SourceError, TrendQuery, TrendVideo};
 use vidpulse_store::{CappedCharge, Charge};
 
+use crate::app::account::{month_start, next_month_start};
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::{ApiError, ErrorCode};
@@ -105,22 +106,6 @@ pub struct TrendResults {
     /// Whether another page follows.
     #[serde(rename = "hasMore")]
     pub has_more: bool,
-}
-
-/// Start of the month after the one `now` is in (UTC).
-pub fn next_month_start(now: DateTime<Utc>) -> DateTime<Utc> {
-    let (y, m) = if now.month() == 12 {
-        (now.year() + 1, 1)
-    } else {
-        (now.year(), now.month() + 1)
-    };
-    month_start(y, m)
-}
-
-/// The first instant of `month` of `year` (UTC).
-pub(crate) fn month_start(year: i32, month: u32) -> DateTime<Utc> {
-    let day = NaiveDate::from_ymd_opt(year, month, 1).unwrap_or_default();
-    Utc.from_utc_datetime(&day.and_hms_opt(0, 0, 0).unwrap_or_default())
 }
 
 /// The search's query.
@@ -354,22 +339,4 @@ async fn search(
         has_more: page.has_more,
     };
     Ok(ok(data, Meta::of(&ctx).with_credits(1)))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn next_month_wraps_the_year() {
-        let at = |y, m, d| Utc.with_ymd_and_hms(y, m, d, 13, 5, 0).unwrap();
-        assert_eq!(
-            next_month_start(at(2026, 11, 22)),
-            Utc.with_ymd_and_hms(2026, 12, 1, 0, 0, 0).unwrap()
-        );
-        assert_eq!(
-            next_month_start(at(2026, 12, 31)),
-            Utc.with_ymd_and_hms(2027, 1, 1, 0, 0, 0).unwrap()
-        );
-    }
 }

@@ -25,6 +25,7 @@ use clap::Parser;
 use sqlx::{Connection, Executor, PgPool, QueryBuilder, SqlitePool};
 use uuid::Uuid;
 use vidpulse_domain::analytics::{AnalyticsQuery, DateRange, GroupBy};
+use vidpulse_domain::names::TagName;
 use vidpulse_domain::{OrgId, Plan, Platform};
 use vidpulse_store::orgs::NewOrganization;
 use vidpulse_store::{Backend, Store, StoreConfig};
@@ -535,7 +536,7 @@ async fn run_finds(
         (
             "tag (none carry it)",
             ListQuery {
-                tags: vec!["launch".into()],
+                tags: vec![TagName::parse("launch").unwrap()],
                 ..base.clone()
             },
         ),

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use uuid::Uuid;
+use vidpulse_domain::names::Handle;
 use vidpulse_domain::{ApiKeyId, OrgId, Platform, VideoRef};
 
 use crate::StoreError;
@@ -401,7 +402,7 @@ pub trait CreatorStore {
         &self,
         org: OrgId,
         platform: Option<Platform>,
-        username: &str,
+        username: &Handle,
     ) -> Result<Option<TrackedAccount>, StoreError>;
 
     /// Activates or deactivates a tracked account; false when unknown to the

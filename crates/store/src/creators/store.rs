@@ -11,7 +11,7 @@ use vidpulse_domain::{OrgId, Platform};
 use serde_json::json;
 use sqlx::AssertSqlSafe;
 use vidpulse_domain::Plan;
-use vidpulse_domain::names::handle_key;
+use vidpulse_domain::names::{Handle, handle_key};
 use vidpulse_domain::plan::Limits;
 use vidpulse_domain::webhooks::EventType;
 
@@ -386,7 +386,7 @@ impl<D: Dialect> CreatorStore for SqlStore<D> {
         &self,
         org: OrgId,
         platform: Option<Platform>,
-        username: &str,
+        username: &Handle,
     ) -> Result<Option<TrackedAccount>, StoreError> {
         let row = D::query(AssertSqlSafe(format!(
             "SELECT {ACCOUNT_COLUMNS} FROM tracked_accounts ta
@@ -397,7 +397,7 @@ impl<D: Dialect> CreatorStore for SqlStore<D> {
             platform = D::typed("$3", "TEXT")
         )))
         .bind(org.0)
-        .bind(handle_key(username))
+        .bind(username.key())
         .bind(platform.map(|p| p.id()))
         .fetch_optional::<AccountRow>(&mut *self.read().await?)
         .await?;

@@ -7,6 +7,7 @@ use chrono::{DateTime, Days, Duration, NaiveDate, NaiveTime, Utc};
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 use vidpulse_domain::analytics::{DateRange, Metric, Metrics};
+use vidpulse_domain::names::TagName;
 use vidpulse_domain::patch::{VideoPatch, VideoStatus, WorkflowStatus};
 use vidpulse_domain::{ApiKeyId, Counters, Observation, OrgId, Plan, Platform, VideoId, VideoRef};
 
@@ -280,8 +281,9 @@ pub struct ListQuery {
     pub campaign: Option<String>,
     /// Only videos of the creator with this handle (any case, no `@`).
     pub author: Option<String>,
-    /// Only videos carrying every one of these tags (names, any case).
-    pub tags: Vec<String>,
+    /// Only videos carrying every one of these tags (matched by their key,
+    /// any case).
+    pub tags: Vec<TagName>,
     /// Only videos published at or after this instant.
     pub published_from: Option<DateTime<Utc>>,
     /// Only videos published before this instant.

@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
-use vidpulse_domain::names::{handle_key, tag_key};
+use vidpulse_domain::names::{Campaign, TagName, handle_key};
 use vidpulse_domain::patch::VideoPatch;
 use vidpulse_domain::schedule::FAILING_AFTER_FAILURES;
 use vidpulse_domain::{OrgId, VideoId};
@@ -472,7 +472,7 @@ async fn patch_in<D: Dialect>(
     .bind(patch.budget.is_some())
     .bind(patch.budget.flatten())
     .bind(patch.campaign.is_some())
-    .bind(patch.campaign.clone().flatten())
+    .bind(patch.campaign.clone().flatten().map(Campaign::into_string))
     .bind(patch.video_status.map(|s| s.as_str()))
     .bind(patch.status.map(|s| s.as_str()))
     .bind(patch.ecpm.is_some())
@@ -498,13 +498,13 @@ async fn attach_tags<D: Dialect>(
     tx: &mut Tx<D>,
     org: OrgId,
     video_id: Uuid,
-    names: &[String],
+    names: &[TagName],
     now: DateTime<Utc>,
 ) -> Result<TagsResult, StoreError> {
     let mut attached = Vec::with_capacity(names.len());
     let mut created = Vec::new();
     for name in names {
-        let lower = tag_key(name);
+        let lower = name.key();
         let existing: Option<(Uuid, String)> =
             D::query("SELECT id, name FROM tags WHERE organization_id = $1 AND name_lower = $2")
                 .bind(org.0)
@@ -521,13 +521,13 @@ async fn attach_tags<D: Dialect>(
                 )
                 .bind(id)
                 .bind(org.0)
-                .bind(name)
+                .bind(name.as_str())
                 .bind(&lower)
                 .bind(now)
                 .execute(&mut **tx)
                 .await?;
-                created.push(name.clone());
-                (id, name.clone())
+                created.push(name.as_str().to_owned());
+                (id, name.as_str().to_owned())
             }
         };
         D::query("INSERT INTO video_tags (tracked_video_id, tag_id) VALUES ($1, $2) ON CONFLICT DO NOTHING")
@@ -710,7 +710,7 @@ fn push_listing<D: Dialect>(
         )
         .push_bind(org.0)
         .push(" AND t.name_lower = ")
-        .push_bind(tag_key(tag))
+        .push_bind(tag.key())
         .push(")");
     }
 }

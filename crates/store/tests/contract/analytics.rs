@@ -10,7 +10,7 @@ use vidpulse_domain::{Counters, OrgId, Plan, Platform};
 use vidpulse_store::VideoLookup;
 use vidpulse_store::{AnalyticsRow, Backend, ImportRow, Store};
 
-use crate::{org, store};
+use crate::{campaign, org, store};
 
 fn day(d: u32) -> NaiveDate {
     NaiveDate::from_ymd_opt(2026, 10, d).unwrap()
@@ -370,7 +370,7 @@ async fn the_rollup_follows_every_write_and_answers_like_the_per_video_path(
     // A campaign for a's copy; b imports older history of the shared video
     // (new closes before both windows) and tracks one of a's imported videos.
     let patch = VideoPatch {
-        campaign: Some(Some("Summer".into())),
+        campaign: Some(Some(campaign("Summer"))),
         ..VideoPatch::default()
     };
     store

@@ -10,7 +10,7 @@ use vidpulse_domain::patch::VideoPatch;
 use vidpulse_domain::{Counters, OrgId, Plan};
 use vidpulse_store::{Backend, Store, VideoLookup, VideoMeta};
 
-use crate::{org, save_reads, store, t0, track, yt};
+use crate::{campaign, org, save_reads, store, t0, track, yt};
 
 /// Reads the due video whose external id is `only`, at `at`.
 async fn read(store: &Arc<dyn Store>, at: DateTime<Utc>, only: &str, views: i64) {
@@ -60,7 +60,7 @@ async fn the_analytics_revision_moves_with_the_organizations_analytics_alone(
     assert!(a3 > a2, "another reading");
 
     let patch = VideoPatch {
-        campaign: Some(Some("Spring".into())),
+        campaign: Some(Some(campaign("Spring"))),
         ..VideoPatch::default()
     };
     store

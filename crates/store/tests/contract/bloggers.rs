@@ -16,7 +16,7 @@ use vidpulse_store::{
     SetTags, StartJob, Store, TrackedAccount, VideoLookup, VideoMeta,
 };
 
-use crate::{org, store, t0, track, yt};
+use crate::{handle, org, store, t0, track, yt};
 
 const LEASE: Duration = Duration::minutes(5);
 
@@ -80,7 +80,7 @@ async fn follow_job(
         .unwrap()
         .unwrap();
     let account = store
-        .tracked_account_by_username(org, Some(creator.platform), &creator.username)
+        .tracked_account_by_username(org, Some(creator.platform), &handle(&creator.username))
         .await
         .unwrap()
         .unwrap();
@@ -503,7 +503,7 @@ async fn deleting_a_blogger_keeps_its_videos(
     assert_eq!(listed[0].tracking_id, ann);
     assert!(
         store
-            .tracked_account_by_username(a, None, "mira")
+            .tracked_account_by_username(a, None, &handle("mira"))
             .await
             .unwrap()
             .is_none()
@@ -795,7 +795,7 @@ async fn bloggers_are_grouped_into_profiles_and_empty_profiles_go(
         let store = store.clone();
         async move {
             store
-                .tracked_account_by_username(a, None, username)
+                .tracked_account_by_username(a, None, &handle(username))
                 .await
                 .unwrap()
                 .unwrap()

@@ -9,7 +9,7 @@ use vidpulse_store::{
     JobSuccess, NewCreatorJob, StartJob, Store,
 };
 
-use crate::{org, store, t0, track, yt};
+use crate::{handle, org, store, t0, track, yt};
 
 fn new_job(org: OrgId, username: &str, initial: i64) -> NewCreatorJob {
     NewCreatorJob {
@@ -117,21 +117,21 @@ async fn a_job_runs_from_queued_to_succeeded_and_tracks_its_backfill(
     let b = org(&store, Plan::Pro).await;
     assert!(store.creator_job(b, id).await.unwrap().is_none());
     let found = store
-        .tracked_account_by_username(a, Some(Platform::YouTube), "MIRA")
+        .tracked_account_by_username(a, Some(Platform::YouTube), &handle("MIRA"))
         .await
         .unwrap()
         .unwrap();
     assert_eq!(found.tracked_account_id, account.tracked_account_id);
     assert!(
         store
-            .tracked_account_by_username(b, None, "mira")
+            .tracked_account_by_username(b, None, &handle("mira"))
             .await
             .unwrap()
             .is_none()
     );
     assert!(
         store
-            .tracked_account_by_username(a, Some(Platform::TikTok), "mira")
+            .tracked_account_by_username(a, Some(Platform::TikTok), &handle("mira"))
             .await
             .unwrap()
             .is_none()
@@ -364,7 +364,7 @@ async fn deactivated_creators_are_reactivated_by_a_new_job(
     let c = claim(&store).await;
     succeed(&store, &c, "mira", backfill(0, 0)).await;
     let account = store
-        .tracked_account_by_username(a, None, "mira")
+        .tracked_account_by_username(a, None, &handle("mira"))
         .await
         .unwrap()
         .unwrap();
@@ -451,7 +451,7 @@ async fn discovery_is_claimed_daily_and_tracks_new_videos_within_the_quota(
         .unwrap();
     assert_eq!((outcome.videos_tracked, outcome.videos_skipped), (2, 2));
     let account = store
-        .tracked_account_by_username(a, None, "mira")
+        .tracked_account_by_username(a, None, &handle("mira"))
         .await
         .unwrap()
         .unwrap();

@@ -29,6 +29,7 @@ mod webhooks;
 use std::sync::Arc;
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
+use vidpulse_domain::names::{Campaign, Handle};
 use vidpulse_domain::{OrgId, Plan, Platform, VideoRef};
 use vidpulse_store::testing::TestDb;
 use vidpulse_store::{Backend, NewOrganization, Store, TrackBatch, TrackOutcome, TrackedVideo};
@@ -36,6 +37,16 @@ use vidpulse_store::{Backend, NewOrganization, Store, TrackBatch, TrackOutcome, 
 /// A fixed instant the tests start from.
 pub fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 2, 10, 0, 0).unwrap()
+}
+
+/// The handle `raw`, checked.
+pub fn handle(raw: &str) -> Handle {
+    Handle::parse(raw).unwrap()
+}
+
+/// The campaign `raw`, checked (not blank).
+pub fn campaign(raw: &str) -> Campaign {
+    Campaign::parse(raw).unwrap().unwrap()
 }
 
 /// A fresh store.

@@ -7,6 +7,7 @@
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use rstest::rstest;
+use vidpulse_domain::names::TagName;
 use vidpulse_domain::patch::VideoPatch;
 use vidpulse_domain::{Counters, ObservationSource, OrgId, Plan, Platform, VideoId};
 use vidpulse_store::testing::execute;
@@ -194,7 +195,7 @@ async fn a_record_stamp_moves_with_every_change_of_the_record_and_only_then(
     // Tags: attached, attached again, renamed and detached behind the
     // store's back.
     let tags = VideoPatch {
-        tags: Some(vec!["Q4".into()]),
+        tags: Some(vec![TagName::parse("Q4").unwrap()]),
         ..VideoPatch::default()
     };
     patch(&store, a, &tags, at(20, 0)).await;

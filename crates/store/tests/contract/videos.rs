@@ -11,7 +11,7 @@ use vidpulse_store::{
     VideoState,
 };
 
-use crate::{batch, org, store, t0, track, yt};
+use crate::{batch, campaign, org, store, t0, track, yt};
 
 fn list(limit: i64, offset: i64) -> ListQuery {
     ListQuery {
@@ -546,8 +546,8 @@ async fn campaign_counts_follow_tracking_edits_and_removal(
     assert_eq!((page.total, page.items.len()), (3, 0));
 
     // One video moves, two more join by a bulk edit, one leaves for none.
-    let to = |campaign: Option<&str>| VideoPatch {
-        campaign: Some(campaign.map(str::to_owned)),
+    let to = |name: Option<&str>| VideoPatch {
+        campaign: Some(name.map(campaign)),
         ..VideoPatch::default()
     };
     let lookup = |n: u32| VideoLookup::ExternalId(yt(n).external_id);

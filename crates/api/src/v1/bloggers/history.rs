@@ -1,17 +1,20 @@
 //! A tracked creator's follower history (docs/api.md:
-//! GET /v1/bloggers/by-username/{username}/history).
+//! GET /v1/bloggers/by-username/{username}/history): the creator by handle
+//! ([`tracked_or_404`]), then [`follower_days`].
 
 use axum::Json;
 use axum::extract::State;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
-use uuid::Uuid;
-use vidpulse_domain::OrgId;
 use vidpulse_domain::analytics::DateRange;
-use vidpulse_store::FollowerDay;
+use vidpulse_domain::names::Handle;
 
 use crate::app::analytics::params::{Day, bad_day};
+use crate::app::bloggers::{
+    FollowerDayView, PlatformId, bad_platform, follower_days, follower_window, refused_username,
+    tracked_or_404,
+};
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
@@ -19,8 +22,6 @@ use crate::extract::{PathParam, Query};
 use crate::input::{Fault, Refusals, text_unless_empty};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::bloggers::lookup::tracked_or_404;
-use crate::v1::bloggers::{PlatformId, Username, bad_platform};
 
 /// The history's query; any other parameter is refused.
 #[derive(Debug, Deserialize, IntoParams)]
@@ -59,70 +60,7 @@ impl Refusals for HistoryParams {
 impl HistoryParams {
     /// The window asked for; `today` ends the default one.
     fn window(&self, today: NaiveDate) -> Result<DateRange, ApiError> {
-        window_of(self.from, self.to, today)
-    }
-}
-
-/// The days of a follower history (the dashboard's); any other parameter
-/// is refused.
-#[derive(Debug, Deserialize, IntoParams)]
-#[serde(deny_unknown_fields)]
-#[into_params(parameter_in = Query)]
-pub struct WindowParams {
-    /// First day, YYYY-MM-DD (default: 29 days before `to`)
-    #[serde(default, deserialize_with = "text_unless_empty")]
-    #[param(value_type = Option<String>, format = Date)]
-    from: Option<Day>,
-    /// Last day, YYYY-MM-DD (default: today, UTC); on or after `from`, at
-    /// most 366 days in all
-    #[serde(default, deserialize_with = "text_unless_empty")]
-    #[param(value_type = Option<String>, format = Date)]
-    to: Option<Day>,
-}
-
-impl Refusals for WindowParams {
-    fn refuse(fault: &Fault<'_>) -> ApiError {
-        match fault.field() {
-            "from" | "to" => bad_day(fault),
-            unknown => ApiError::validation(
-                unknown,
-                format!("Unknown query parameter `{unknown}`; known: from, to"),
-            ),
-        }
-    }
-}
-
-impl WindowParams {
-    /// The window asked for; `today` ends the default one.
-    pub fn window(&self, today: NaiveDate) -> Result<DateRange, ApiError> {
-        window_of(self.from, self.to, today)
-    }
-}
-
-/// The analytics window rules (`DateRange::window`): `to` defaults to
-/// today, `from` to 29 days before `to`; `from` on or before `to`; at most
-/// 366 days.
-fn window_of(from: Option<Day>, to: Option<Day>, today: NaiveDate) -> Result<DateRange, ApiError> {
-    DateRange::window(from.map(|Day(d)| d), to.map(|Day(d)| d), today)
-        .map_err(|(field, message)| ApiError::validation(field, message))
-}
-
-/// A creator's follower count on one UTC day: the last read that day.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct FollowerDayView {
-    /// The day, YYYY-MM-DD.
-    #[schema(value_type = String, format = Date)]
-    pub date: NaiveDate,
-    /// Followers as last read that day.
-    pub follower_count: i64,
-}
-
-impl From<FollowerDay> for FollowerDayView {
-    fn from(d: FollowerDay) -> Self {
-        Self {
-            date: d.day,
-            follower_count: d.follower_count,
-        }
+        follower_window(self.from.map(|Day(d)| d), self.to.map(|Day(d)| d), today)
     }
 }
 
@@ -142,22 +80,6 @@ pub struct FollowerHistory {
     /// The days of the window with a recorded count, ascending; days
     /// without one are left out.
     pub days: Vec<FollowerDayView>,
-}
-
-/// The recorded follower days of the organization's tracked account in
-/// `window`, or 404 `NOT_FOUND` when it has no such account.
-pub(crate) async fn follower_days(
-    app: &AppState,
-    org: OrgId,
-    tracked_account_id: Uuid,
-    window: DateRange,
-) -> Result<Vec<FollowerDayView>, ApiError> {
-    let days = app
-        .store
-        .follower_history(org, tracked_account_id, window.from, window.to)
-        .await?
-        .ok_or_else(|| ApiError::not_found("No such tracked blogger"))?;
-    Ok(days.into_iter().map(FollowerDayView::from).collect())
 }
 
 /// A tracked creator's follower count per day. Free; never calls a platform.
@@ -182,8 +104,7 @@ pub(super) async fn history(
     PathParam(username): PathParam,
     q: Query<HistoryParams>,
 ) -> Result<Json<Envelope<FollowerHistory>>, ApiError> {
-    let Username(username) =
-        Username::parse(&username).map_err(|fault| fault.answer("username"))?;
+    let username = Handle::parse(&username).map_err(|fault| refused_username("username", fault))?;
     let params = q.parse()?;
     let window = params.window(app.clock.now().date_naive())?;
     let platform = params.platform.map(|PlatformId(p)| p);

@@ -1,150 +1,16 @@
 //! A creator-track job, as the client polls it (docs/api.md:
-//! GET /v1/bloggers/jobs/{job_id}).
+//! GET /v1/bloggers/jobs/{job_id}): [`job_view`], with the key's rate limit.
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::StatusCode;
-use chrono::{DateTime, Utc};
-use serde::Serialize;
-use serde_json::json;
-use utoipa::ToSchema;
-use uuid::Uuid;
-use vidpulse_domain::OrgId;
-use vidpulse_store::{CreatorJob, JOB_TIMEOUT, JobStatus};
 
+use crate::app::bloggers::{JobView, job_view};
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
-use crate::error::{ApiError, ErrorCode};
+use crate::error::ApiError;
 use crate::extract::PathParam;
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-
-/// A job's error.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct JobError {
-    /// `PLATFORM_NOT_FOUND`, `EXTERNAL_API_ERROR` or `JOB_TIMEOUT`.
-    pub code: String,
-    /// What happened.
-    pub message: String,
-}
-
-/// `data.result` of a succeeded job.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct JobResult {
-    /// The organization's tracked account.
-    pub tracked_account_id: Uuid,
-    /// The creator.
-    pub blogger_id: Uuid,
-    /// Platform id.
-    pub platform: &'static str,
-    /// The handle as the platform spells it.
-    pub username: String,
-    /// Whether the creator is tracked now.
-    pub is_active: bool,
-    /// Videos backfilled.
-    pub initial_videos_count: i64,
-    /// New videos tracked a day at most (`null`: the service default, 5).
-    pub daily_videos_count: Option<i64>,
-    /// Campaign.
-    pub campaign: Option<String>,
-    /// eCPM.
-    pub ecpm: Option<f64>,
-    /// When the creator's videos were last listed.
-    pub last_scraped_at: Option<DateTime<Utc>>,
-}
-
-/// A creator-track job; which fields are present depends on `status`.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct JobView {
-    /// The job.
-    pub job_id: Uuid,
-    /// `queued`, `processing`, `succeeded` or `error`.
-    pub status: &'static str,
-    /// Platform id, from the request.
-    pub platform: &'static str,
-    /// Username, from the request.
-    pub username: String,
-    /// When it was queued.
-    pub created_at: DateTime<Utc>,
-    /// When a worker took it; null while queued.
-    pub started_at: Option<DateTime<Utc>>,
-    /// Seconds since it started: present while processing, null while queued,
-    /// absent in terminal states.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub elapsed_seconds: Option<Option<f64>>,
-    /// Present once succeeded.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tracked_account_id: Option<Uuid>,
-    /// Present once succeeded.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub blogger_id: Option<Uuid>,
-    /// Present once succeeded.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub is_reactivation: Option<bool>,
-    /// Set in terminal states.
-    pub completed_at: Option<DateTime<Utc>>,
-    /// Seconds from start to completion.
-    pub duration_seconds: Option<f64>,
-    /// Only when succeeded.
-    pub result: Option<JobResult>,
-    /// Only when status is `error`.
-    pub error: Option<JobError>,
-}
-
-fn seconds(from: DateTime<Utc>, to: DateTime<Utc>) -> f64 {
-    ((to - from).num_milliseconds().max(0) as f64) / 1000.0
-}
-
-impl JobView {
-    fn of(job: CreatorJob, now: DateTime<Utc>) -> Self {
-        let terminal = matches!(job.status, JobStatus::Succeeded | JobStatus::Error);
-        let succeeded = job.status == JobStatus::Succeeded;
-        let account = job.account.filter(|_| succeeded);
-        let elapsed_seconds = match job.status {
-            JobStatus::Queued => Some(None),
-            JobStatus::Processing => Some(job.started_at.map(|s| seconds(s, now))),
-            _ => None,
-        };
-        let duration_seconds = match (job.started_at, job.completed_at) {
-            (Some(s), Some(c)) if terminal => Some(seconds(s, c)),
-            _ => None,
-        };
-        let error = (job.status == JobStatus::Error).then(|| JobError {
-            code: job
-                .error_code
-                .clone()
-                .unwrap_or_else(|| "EXTERNAL_API_ERROR".into()),
-            message: job.error_message.clone().unwrap_or_default(),
-        });
-        Self {
-            job_id: job.id,
-            status: job.status.as_str(),
-            platform: job.platform.id(),
-            username: job.username,
-            created_at: job.created_at,
-            started_at: job.started_at,
-            elapsed_seconds,
-            tracked_account_id: account.as_ref().map(|a| a.tracked_account_id),
-            blogger_id: account.as_ref().map(|a| a.creator_id),
-            is_reactivation: if succeeded { job.is_reactivation } else { None },
-            completed_at: job.completed_at.filter(|_| terminal),
-            duration_seconds,
-            result: account.map(|a| JobResult {
-                tracked_account_id: a.tracked_account_id,
-                blogger_id: a.creator_id,
-                platform: a.platform.id(),
-                username: a.username,
-                is_active: a.is_active,
-                initial_videos_count: a.initial_videos_count,
-                daily_videos_count: a.daily_videos_count,
-                campaign: a.campaign,
-                ecpm: a.ecpm,
-                last_scraped_at: a.last_scraped_at,
-            }),
-            error,
-        }
-    }
-}
 
 /// A creator-track job. Free; 404 for unknown jobs and other organizations'
 /// alike; 410 once the timeout sweep has closed it.
@@ -171,31 +37,4 @@ pub(super) async fn job(
         job_view(&app, auth.org.id, &job_id).await?,
         Meta::of(&ctx),
     ))
-}
-
-/// Organization `org`'s creator job `job_id` as it stands: 404 for an
-/// unknown job (or another organization's), 410 `JOB_TIMEOUT` for one the
-/// timeout sweep closed.
-pub(crate) async fn job_view(
-    app: &AppState,
-    org: OrgId,
-    job_id: &str,
-) -> Result<JobView, ApiError> {
-    let not_found = || ApiError::not_found("Job not found");
-    let id = Uuid::parse_str(job_id).map_err(|_| not_found())?;
-    let job = app
-        .store
-        .creator_job(org, id)
-        .await?
-        .ok_or_else(not_found)?;
-    if job.error_code.as_deref() == Some(JOB_TIMEOUT) {
-        return Err(ApiError::new(
-            StatusCode::GONE,
-            ErrorCode::JobTimeout,
-            job.error_message
-                .unwrap_or_else(|| "The job ran past its timeout".into()),
-        )
-        .with_details(json!({ "job_id": id })));
-    }
-    Ok(JobView::of(job, app.clock.now()))
 }

@@ -1,5 +1,5 @@
 //! Listing the organization's tracked creators (docs/api.md:
-//! GET /v1/bloggers).
+//! GET /v1/bloggers): [`tracked_page`].
 
 use axum::Json;
 use axum::extract::State;
@@ -7,6 +7,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 use vidpulse_store::AccountQuery;
 
+use crate::app::bloggers::{BloggerView, PlatformId, bad_platform, tracked_page};
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, Pagination, ok};
 use crate::error::ApiError;
@@ -14,8 +15,6 @@ use crate::extract::Query;
 use crate::input::{Bounded, Fault, Refusals, text, text_unless_empty};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::bloggers::lookup::BloggerView;
-use crate::v1::bloggers::{PlatformId, bad_platform};
 
 /// Largest page.
 pub const MAX_LIMIT: i64 = 100;
@@ -91,19 +90,7 @@ pub(super) async fn list(
         limit: limit.map_or(DEFAULT_LIMIT, |Bounded(n)| n),
         offset: offset.map_or(0, |Bounded(n)| n),
     };
-    let org = auth.org.id;
-    let page = app.store.tracked_accounts(org, &query).await?;
-    let ids: Vec<_> = page.items.iter().map(|a| a.tracked_account_id).collect();
-    let today = app.clock.now().date_naive();
-    let mut totals = app.store.creator_totals(org, &ids, today).await?;
-    let items = page
-        .items
-        .into_iter()
-        .map(|a| {
-            let t = totals.remove(&a.tracked_account_id).unwrap_or_default();
-            BloggerView::of(a, t)
-        })
-        .collect();
-    let pagination = Pagination::of(page.total, query.limit, query.offset);
+    let (items, total) = tracked_page(&app, auth.org.id, &query).await?;
+    let pagination = Pagination::of(total, query.limit, query.offset);
     Ok(ok(items, Meta::of(&ctx).with_pagination(pagination)))
 }

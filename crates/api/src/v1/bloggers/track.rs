@@ -1,25 +1,26 @@
 //! Tracking a creator (docs/api.md: POST /v1/bloggers/track):
-//! queued as a job, answered 202 at once.
+//! queued as a job ([`start_job`]), answered 202 at once.
 
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::IntoResponse;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 use utoipa::ToSchema;
 use uuid::Uuid;
-use vidpulse_store::{CreatorJob, JobStatus, NewCreatorJob, StartJob};
+use vidpulse_domain::names::Handle;
+use vidpulse_store::{JobStatus, NewCreatorJob};
 
+use crate::app::bloggers::{
+    DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS, PlatformId, bad_initial_count, bad_platform,
+    bad_username, job_status_url, start_job,
+};
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
-use crate::error::{ApiError, ErrorCode};
+use crate::error::ApiError;
 use crate::extract::JsonBody;
 use crate::input::{Bounded, Fault, Refusals, not_an_object};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
-use crate::v1::bloggers::{
-    DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS, PlatformId, Username, bad_platform, bad_username,
-};
 
 /// Seconds a client waits before its first poll (`Retry-After`).
 const FIRST_POLL_SECONDS: u64 = 1;
@@ -34,7 +35,7 @@ pub struct CreatorTrackRequest {
     platform: PlatformId,
     /// The handle, with or without a leading `@`.
     #[schema(value_type = String)]
-    username: Username,
+    username: Handle,
     /// Most recent videos to track at once, 0 to 50 (default 10), charged 30
     /// credits each like tracked videos.
     #[schema(value_type = Option<i64>)]
@@ -50,18 +51,6 @@ impl Refusals for CreatorTrackRequest {
             _ => not_an_object(),
         }
     }
-}
-
-/// The answer to a faulty `initial_videos_count` of a creator track (and of
-/// the dashboard's add, which words it alike).
-pub(crate) fn bad_initial_count(sent: Option<&Value>) -> ApiError {
-    let sent = sent.unwrap_or(&Value::Null);
-    ApiError::validation(
-        "initial_videos_count",
-        format!(
-            "`initial_videos_count` must be a whole number from 0 to {MAX_INITIAL_VIDEOS}; got {sent}"
-        ),
-    )
 }
 
 /// Polling advice.
@@ -115,7 +104,7 @@ pub(super) async fn track(
     auth.require_paid_plan(&app.config.upgrade_url)?;
     let CreatorTrackRequest {
         platform: PlatformId(platform),
-        username: Username(username),
+        username,
         initial_videos_count,
     } = body.parse()?;
     let initial = initial_videos_count.map_or(DEFAULT_INITIAL_VIDEOS, |Bounded(n)| n);
@@ -124,16 +113,14 @@ pub(super) async fn track(
         api_key_id: Some(auth.key_id),
         request_id: ctx.id.clone(),
         platform,
-        username: username.clone(),
+        username: username.as_str().to_owned(),
         initial_videos_count: initial,
         now: app.clock.now(),
         refetch: false,
         setup: None,
     };
-    let who = format!("@{username} on {}", platform.display_name());
-    let queued = queued_or_refused(app.store.start_creator_job(&job).await?, &who)?;
-    app.jobs_wake.notify_one();
-    let url = status_url(queued.id);
+    let queued = start_job(&app, &job).await?;
+    let url = job_status_url(queued.id);
     let mut headers = HeaderMap::new();
     if let Ok(v) = HeaderValue::from_str(&url) {
         headers.insert(header::LOCATION, v);
@@ -153,67 +140,9 @@ pub(super) async fn track(
     Ok((StatusCode::ACCEPTED, headers, ok(data, Meta::of(&ctx))))
 }
 
-/// The queued job of a start, or the error answering why it was refused
-/// (shared by the public track and the dashboard's blogger adds).
-pub(crate) fn queued_or_refused(outcome: StartJob, who: &str) -> Result<Box<CreatorJob>, ApiError> {
-    match outcome {
-        StartJob::Queued(job) => Ok(job),
-        StartJob::AlreadyTracked { tracked_account_id } => Err(ApiError::new(
-            StatusCode::CONFLICT,
-            ErrorCode::CreatorAlreadyTracked,
-            format!("The organization already tracks {who}"),
-        )
-        .with_details(json!({ "tracked_account_id": tracked_account_id }))),
-        StartJob::InFlight {
-            job_id,
-            reactivation,
-        } => {
-            let (code, message) = if reactivation {
-                (
-                    ErrorCode::CreatorReactivateInFlight,
-                    format!("{who} is deactivated and a job reactivating it is in flight"),
-                )
-            } else {
-                (
-                    ErrorCode::CreatorTrackInFlight,
-                    format!("A job tracking {who} is in flight"),
-                )
-            };
-            Err(ApiError::new(StatusCode::CONFLICT, code, message)
-                .with_details(json!({ "job_id": job_id, "status_url": status_url(job_id) })))
-        }
-        StartJob::CreatorCapReached { cap, in_use } => Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            ErrorCode::TrackedCreatorsLimit,
-            format!(
-                "Tracked-creator limit reached: the organization may track {cap} creators; \
-                     {in_use} are tracked or being added"
-            ),
-        )
-        .with_details(json!({ "limit": cap, "current_usage": in_use }))),
-        StartJob::QuotaExceeded {
-            quota,
-            in_use,
-            requested,
-        } => Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            ErrorCode::SubscriptionLimit,
-            format!(
-                "Tracked-video quota reached: the organization may track {quota} videos; \
-                     {in_use} are tracked or reserved and this backfill would add {requested}"
-            ),
-        )
-        .with_details(json!({ "quota": quota, "current_usage": in_use, "requested": requested }))),
-    }
-}
-
-fn status_url(job_id: Uuid) -> String {
-    format!("/v1/bloggers/jobs/{job_id}")
-}
-
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
     use vidpulse_domain::Platform;
 
     use super::*;
@@ -247,7 +176,7 @@ mod tests {
         let ok = CreatorTrackRequest::from_json(&json!({"platform": "TikTok", "username": "@a"}))
             .unwrap();
         assert_eq!(ok.platform, PlatformId(Platform::TikTok));
-        assert_eq!(ok.username, Username("a".to_owned()));
+        assert_eq!(ok.username.as_str(), "a");
         assert_eq!(ok.initial_videos_count, None);
     }
 }

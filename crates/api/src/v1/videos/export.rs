@@ -21,20 +21,25 @@ use vidpulse_domain::{OrgId, VideoId};
 use vidpulse_store::{VideoLookup, VideoRecord};
 
 use crate::app::rfc3339;
+use crate::app::videos::{
+    ListParams, VideoFields, VideoView, filtered_query, refused_query, video_not_found,
+};
 use crate::auth::ApiKeyAuth;
-use crate::error::{ApiError, ErrorCode};
+use crate::error::ApiError;
 use crate::extract::{PathParam, Query};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 use crate::v1::export::{Format, cell, csv_bytes, csv_writer, download, number, write_row};
-use crate::v1::videos::list::{EXPORT_PARAMETERS, ListParams, filtered_query};
-use crate::v1::videos::{VideoFields, VideoView};
 
 /// Records read (and written out) at a time. A record carries its whole
 /// history (~45 KB at a reading every few hours), which the NDJSON line
 /// writes and the CSV row does not: 25 records keep a slice's read near
 /// 1 MB.
 const SLICE_LEN: usize = 25;
+
+/// The parameters the export knows before the listing's filters and sort
+/// (no page: it answers every matching video).
+const EXPORT_FIRST: [&str; 1] = ["format"];
 
 /// The CSV columns of a video: the record's fields, in its order.
 const VIDEO_COLUMNS: [&str; 26] = [
@@ -113,9 +118,7 @@ pub(super) async fn export_videos(
     headers: HeaderMap,
     q: Result<Query<ListParams>, ApiError>,
 ) -> Result<Response, ApiError> {
-    let q = q.map_err(|e| {
-        ApiError::invalid_parameter(e.message.clone()).with_details(json!({ "parameter": e.field }))
-    })?;
+    let q = q.map_err(refused_query)?;
     let format = Format::asked(
         q.all("format").last(),
         &headers,
@@ -124,7 +127,7 @@ pub(super) async fn export_videos(
     .map_err(|message| {
         ApiError::invalid_parameter(message).with_details(json!({ "parameter": "format" }))
     })?;
-    let (mut query, with_gains) = filtered_query(&app, &q, &EXPORT_PARAMETERS)?;
+    let (mut query, with_gains) = filtered_query(&app, &q, &EXPORT_FIRST)?;
     query.limit = i64::MAX;
     query.offset = 0;
     let org = auth.org.id;
@@ -301,17 +304,10 @@ pub(super) async fn export_history(
     path: Result<PathParam, ApiError>,
     q: Query<serde_json::Value>,
 ) -> Result<Response, ApiError> {
-    let not_found = || {
-        ApiError::new(
-            axum::http::StatusCode::NOT_FOUND,
-            ErrorCode::VideoNotFound,
-            "Video not found",
-        )
-    };
     let id = path
         .ok()
         .and_then(|PathParam(p)| Uuid::parse_str(&p).ok())
-        .ok_or_else(not_found)?;
+        .ok_or_else(video_not_found)?;
     let format = Format::asked(
         q.all("format").last(),
         &headers,
@@ -322,7 +318,7 @@ pub(super) async fn export_history(
         .store
         .video(auth.org.id, &VideoLookup::Id(VideoId(id)), app.clock.now())
         .await?
-        .ok_or_else(not_found)?;
+        .ok_or_else(video_not_found)?;
     let readings = record.history.iter().map(|o| Reading {
         captured_at: rfc3339(o.captured_at),
         views: o.counters.views,
@@ -380,4 +376,34 @@ pub(super) async fn export_history(
         ),
         Body::from(body),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use utoipa::openapi::RefOr;
+
+    use crate::app::videos::FILTER_PARAMETERS;
+
+    use super::*;
+
+    #[test]
+    fn the_documented_parameters_are_the_known_ones_in_order() {
+        let (_, doc) = crate::v1::videos::router().split_for_parts();
+        let operation = doc.paths.paths["/v1/videos/export"].get.clone().unwrap();
+        let documented: Vec<String> = operation
+            .parameters
+            .unwrap()
+            .into_iter()
+            .map(|p| match p {
+                RefOr::T(p) => p.name,
+                RefOr::Ref(r) => r.ref_location,
+            })
+            .collect();
+        let known: Vec<&str> = EXPORT_FIRST
+            .iter()
+            .chain(&FILTER_PARAMETERS)
+            .copied()
+            .collect();
+        assert_eq!(documented, known);
+    }
 }

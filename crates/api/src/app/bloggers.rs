@@ -1,1 +1,0 @@
-//! The creator use cases: track a creator, look one up, list, follower history, the job a creator read answers with.

@@ -1,1 +1,0 @@
-//! The video use cases: track, list, read, patch (one and a batch), refresh now and untrack.
