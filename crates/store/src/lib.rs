@@ -4,6 +4,26 @@
 //!
 //! Every method is one use case and owns its transaction: a method either
 //! does all of its writes or none.
+//!
+//! # Layout
+//!
+//! One rule for every storage role (each `…Store` trait that [`Store`] is
+//! made of): the role is a folder named after it, and
+//!
+//! - `<role>/mod.rs` is its contract: the public types and the
+//!   `#[async_trait] pub trait …Store`, with no SQL;
+//! - `<role>/store.rs` is `impl …Store for SqlStore<D>`: the role written
+//!   once for both backends, with its statements;
+//! - any other file in the folder is one named concern of the role: its
+//!   row types (`rows.rs`), a step other roles share (`videos/track.rs`,
+//!   `credits`' charge), a part of a big role (`bloggers/tags.rs`).
+//!
+//! Beside the roles: `sql.rs` and `error.rs` are the ground floor (how a
+//! statement is written, bound and run on either backend; the error type),
+//! which knows no role. `closes.rs` (readings and their daily closes) and
+//! `rollup.rs` (the analytics rollup) are machinery several roles write
+//! through. `sqlite/` and `postgres/` are the two backends: how each
+//! connects, and what each does its own way.
 #![warn(missing_docs)]
 
 use std::sync::Arc;
@@ -18,13 +38,11 @@ pub mod credits;
 mod error;
 pub mod import;
 pub mod invites;
-pub mod manual_refresh;
 pub mod ops;
 pub mod orgs;
 mod postgres;
 pub mod refresh;
 mod rollup;
-mod rows;
 pub mod sessions;
 mod sql;
 mod sqlite;
@@ -54,12 +72,11 @@ pub use invites::{
     AcceptOutcome, DeclineOutcome, Invitation, InvitationDetails, InvitationPassword, InviteResult,
     InviteStatus, InviteStore, NewInvite, PendingOutcome,
 };
-pub use manual_refresh::{ManualRead, RefreshAsk};
 pub use ops::{Housekeeping, OpsStore, QueueStats};
 pub use orgs::{
     ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization, PlanUse,
 };
-pub use refresh::{DueVideo, RefreshStore, RefreshWrite};
+pub use refresh::{DueVideo, ManualRead, RefreshAsk, RefreshStore, RefreshWrite};
 pub use sessions::{NewSession, Session, SessionStore};
 pub use thumbnails::{ThumbnailSource, ThumbnailStore};
 pub use usage::{UsageDay, UsageDelta, UsageStore};

@@ -113,15 +113,15 @@ pub(crate) trait Dialect: Database {
     /// SQLite, as arrays from one lateral pass on PostgreSQL (each backend's
     /// `record` module).
     type RecordRow: for<'r> sqlx::FromRow<'r, <Self as Database>::Row>
-        + crate::rows::IntoRecord
+        + crate::videos::IntoRecord
         + Send
         + Unpin;
 
-    /// What a video record selects ([`crate::rows::IntoRecord::COLUMNS`]).
-    const RECORD_COLUMNS: &'static str = <Self::RecordRow as crate::rows::IntoRecord>::COLUMNS;
+    /// What a video record selects ([`crate::videos::IntoRecord::COLUMNS`]).
+    const RECORD_COLUMNS: &'static str = <Self::RecordRow as crate::videos::IntoRecord>::COLUMNS;
 
     /// What a record's `FROM` joins beyond `tv` and `pv`.
-    const RECORD_JOIN: &'static str = <Self::RecordRow as crate::rows::IntoRecord>::JOIN;
+    const RECORD_JOIN: &'static str = <Self::RecordRow as crate::videos::IntoRecord>::JOIN;
 
     /// The UTC day of a timestamp column.
     fn day_of(column: &str) -> String;
@@ -251,7 +251,7 @@ macro_rules! same_text_items {
                 .fetch_all(conn)
                 .await?;
             rows.into_iter()
-                .map(|r| crate::rows::IntoRecord::into_record(r, now))
+                .map(|r| crate::videos::IntoRecord::into_record(r, now))
                 .collect()
         }
 
@@ -525,25 +525,6 @@ impl<D: Dialect> Tuple<'_, D> {
         self.builder.push_bind(value);
         self
     }
-}
-
-/// Locks organization `org`'s row until commit where the backend has row
-/// locks ([`Dialect::ORG_LOCK`]), so a check made under it (a quota, a cap)
-/// holds when the transaction commits. SQLite's one writer needs nothing.
-pub(crate) async fn lock_org<D: Dialect>(
-    conn: &mut Conn<D>,
-    org: uuid::Uuid,
-) -> Result<(), StoreError> {
-    if !D::ORG_LOCK.is_empty() {
-        D::query(sqlx::AssertSqlSafe(format!(
-            "SELECT id FROM organizations WHERE id = $1 {}",
-            D::ORG_LOCK
-        )))
-        .bind(org)
-        .execute(conn)
-        .await?;
-    }
-    Ok(())
 }
 
 /// A store on backend `D`: every role is implemented once for it.

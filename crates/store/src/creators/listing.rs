@@ -10,8 +10,8 @@ use vidpulse_domain::{OrgId, Platform};
 
 use super::TrackedAccount;
 use super::followers::{FollowerGains, follower_gains};
+use super::rows::{ACCOUNT_COLUMNS, AccountRow};
 use crate::StoreError;
-use crate::rows::{ACCOUNT_COLUMNS, AccountRow};
 use crate::sql::{Builder, Dialect, SqlStore};
 use crate::videos::Page;
 

@@ -15,12 +15,12 @@ use vidpulse_domain::names::handle_key;
 use vidpulse_domain::plan::Limits;
 use vidpulse_domain::webhooks::EventType;
 
-use super::*;
-use crate::StoreError;
-use crate::rows::{
+use super::rows::{
     ACCOUNT_COLUMNS, AccountRow, ClaimedJobRow, DUE_DISCOVERY_COLUMNS, DueDiscoveryRow,
     JOB_COLUMNS, JobRow,
 };
+use super::*;
+use crate::StoreError;
 use crate::sql::{Dialect, SqlStore, Tx};
 use crate::videos::{Page, QuotaPolicy, TrackBatch, TrackOutcome, track_in, videos_in_use};
 use crate::webhooks::Subscribers;

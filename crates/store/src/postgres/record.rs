@@ -5,10 +5,11 @@ use chrono::{DateTime, Utc};
 use vidpulse_domain::{Counters, Observation};
 
 use crate::StoreError;
-use crate::rows::{IntoRecord, VideoRow, corrupt, record_head, visible_readings};
+use crate::error::corrupt;
 use crate::videos::VideoRecord;
+use crate::videos::{IntoRecord, VideoRow, record_head, visible_readings};
 
-/// The columns of a [`crate::rows::VideoArrayRow`]: a tracked video `tv` joined with its
+/// The columns of a [`VideoArrayRow`]: a tracked video `tv` joined with its
 /// catalog row `pv`, its tags, and its in-window history `h` (joined by
 /// [`HISTORY_JOIN`]) as one array per column of the readings.
 const RECORD_COLUMNS: &str = concat!(

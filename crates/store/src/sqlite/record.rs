@@ -5,10 +5,11 @@ use chrono::{DateTime, Utc};
 use vidpulse_domain::{Counters, Observation};
 
 use crate::StoreError;
-use crate::rows::{IntoRecord, VideoRow, corrupt, record_head, visible_readings};
+use crate::error::corrupt;
 use crate::videos::VideoRecord;
+use crate::videos::{IntoRecord, VideoRow, record_head, visible_readings};
 
-/// The columns of a [`crate::rows::VideoJsonRow`]: a tracked video `tv`
+/// The columns of a [`VideoJsonRow`]: a tracked video `tv`
 /// joined with its catalog row `pv`, its tags as JSON, and the in-window
 /// history `tv`'s organization sees (the platform's readings, and its own
 /// imports at instants the platform has none) as JSON (`[at, views, likes,

@@ -13,7 +13,6 @@ use vidpulse_domain::{OrgId, VideoId};
 use super::*;
 use crate::StoreError;
 use crate::rollup::{self, Scope};
-use crate::rows::{list_order, state_name};
 use crate::sql::Builder;
 use crate::sql::{Dialect, SqlStore, Tx};
 
@@ -240,7 +239,7 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
             .filter_map(|&(id, gains)| {
                 let (_, external_id, title, url, platform, author) = rows.remove(&id)?;
                 Some(
-                    crate::rows::parse_platform(&platform).map(|platform| TopVideo {
+                    crate::error::parse_platform(&platform).map(|platform| TopVideo {
                         video_id: id,
                         external_id,
                         title,
@@ -831,4 +830,39 @@ fn title_pattern(text: &str) -> String {
     }
     pattern.push('%');
     pattern
+}
+
+/// The spelling of a listing state filter in SQL.
+pub(crate) fn state_name(state: VideoState) -> &'static str {
+    match state {
+        VideoState::Active => "active",
+        VideoState::Completed => "completed",
+        VideoState::Failed => "failed",
+    }
+}
+
+/// The listing's ORDER BY: the sort key with nulls last, then the id as
+/// tiebreaker; `gain` names the column a gained sort orders by.
+pub(crate) fn list_order(query: &crate::videos::ListQuery, gain: &str) -> String {
+    use crate::videos::{SortKey, SortOrder};
+    let column = match query.sort {
+        SortKey::CreatedAt => "tv.created_at",
+        SortKey::Views => "pv.views",
+        SortKey::Likes => "pv.likes",
+        SortKey::Comments => "pv.comments",
+        SortKey::UpdatedAt => "pv.stats_updated_at",
+        SortKey::PublishedAt => "tv.published_at",
+        SortKey::Gained(_) => gain,
+    };
+    let dir = match query.order {
+        SortOrder::Asc => "ASC",
+        SortOrder::Desc => "DESC",
+    };
+    // `created_at` is never null: without `NULLS LAST` the order is the
+    // index's (organization_id, created_at, id), read without a sort.
+    if query.sort == SortKey::CreatedAt {
+        format!("{column} {dir}, tv.id {dir}")
+    } else {
+        format!("{column} {dir} NULLS LAST, tv.id {dir}")
+    }
 }
