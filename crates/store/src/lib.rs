@@ -20,10 +20,18 @@
 //!
 //! Beside the roles: `sql.rs` and `error.rs` are the ground floor (how a
 //! statement is written, bound and run on either backend; the error type),
-//! which knows no role. `closes.rs` (readings and their daily closes) and
-//! `rollup.rs` (the analytics rollup) are machinery several roles write
-//! through. `sqlite/` and `postgres/` are the two backends: how each
-//! connects, and what each does its own way.
+//! which knows no role and no feature. `closes.rs` (readings and their daily
+//! closes) and `rollup.rs` (the analytics rollup) are machinery several
+//! roles write through.
+//!
+//! A feature whose statements differ in shape between the backends keeps
+//! that difference in a small `…Dialect` trait beside it: `RecordDialect`
+//! (`videos/record.rs`), `ScopeDialect` (`rollup.rs`), `AnalyticsDialect`
+//! (`analytics/statements.rs`), `HousekeepingDialect`
+//! (`ops/housekeeping.rs`). `sqlite/` and `postgres/` are the two backends:
+//! how each connects, its `Dialect`, and its implementation of each
+//! feature's trait in a file named after the feature. `backend.rs` gathers
+//! them into the one bound `Db` and implements [`Store`] on it.
 #![warn(missing_docs)]
 
 use std::sync::Arc;
@@ -31,6 +39,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 pub mod analytics;
+mod backend;
 pub mod bloggers;
 mod closes;
 pub mod creators;
@@ -160,8 +169,15 @@ pub trait Store:
     /// Which database this is.
     fn backend(&self) -> Backend;
 
-    /// Applies pending migrations; returns how many were applied.
+    /// Applies pending migrations; returns how many were applied. A
+    /// migration may queue a task on the data it reshaped, which
+    /// [`Store::run_queued_tasks`] runs: call it next ([`open`] does).
     async fn migrate(&self) -> Result<usize, StoreError>;
+
+    /// Runs the tasks that migrations queued (`store_tasks`: the analytics
+    /// rollup's rebuild, after the migrations that add or reshape it), each
+    /// once.
+    async fn run_queued_tasks(&self) -> Result<(), StoreError>;
 
     /// Recomputes the analytics rollup from the daily closes (the migration
     /// that adds it does this once; writes keep it current after that).
@@ -183,9 +199,10 @@ pub async fn connect(config: &StoreConfig) -> Result<Arc<dyn Store>, StoreError>
     }
 }
 
-/// Connects and applies pending migrations.
+/// Connects, applies pending migrations and runs the tasks they queued.
 pub async fn open(config: &StoreConfig) -> Result<Arc<dyn Store>, StoreError> {
     let store = connect(config).await?;
     store.migrate().await?;
+    store.run_queued_tasks().await?;
     Ok(store)
 }

@@ -16,13 +16,14 @@
 //! 0024), which the videos' gains read their window's end from.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::future::Future;
 
 use chrono::NaiveDate;
 use sqlx::{AssertSqlSafe, ColumnIndex, Decode, FromRow, Row, Type};
 use uuid::Uuid;
 
 use crate::StoreError;
-use crate::sql::{Builder, Conn, Dialect, Tx};
+use crate::sql::{Builder, Conn, Dialect, Query, Tx};
 
 /// The metrics, in column order.
 pub(crate) const METRICS: [&str; 5] = ["views", "likes", "comments", "reposts", "saves"];
@@ -97,6 +98,33 @@ impl Scope {
             .map(|(id, day)| serde_json::json!([id, day.map(|d| d.to_string())]))
             .collect();
         serde_json::Value::Array(items).to_string()
+    }
+}
+
+/// How a backend hands a [`Scope`] to a statement and locks it: the
+/// rollup's backend differences. Implemented in `sqlite/rollup.rs` and
+/// `postgres/rollup.rs`.
+pub(crate) trait ScopeDialect: Dialect {
+    /// The table `s (pv, from_day)` of a [`Scope`]'s rows, read from the
+    /// first [`ScopeDialect::SCOPE_PARAMS`] parameters
+    /// ([`ScopeDialect::bind_scope`]).
+    const SCOPE_TABLE: &'static str;
+
+    /// How many parameters [`ScopeDialect::SCOPE_TABLE`] takes.
+    const SCOPE_PARAMS: usize;
+
+    /// Binds `scope` to the parameters of [`ScopeDialect::SCOPE_TABLE`].
+    fn bind_scope(query: Query<Self>, scope: &Scope) -> Query<Self>;
+
+    /// Locks the catalog rows of `scope` in id order, where the backend has
+    /// row locks: writers of one video then queue for each other.
+    /// The default, for a database with one writer at a time, locks nothing.
+    fn lock_scope(
+        conn: &mut Conn<Self>,
+        scope: &Scope,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        let _ = (conn, scope);
+        async { Ok(()) }
     }
 }
 
@@ -357,7 +385,7 @@ pub(crate) fn relink_sql(source: &str) -> String {
 
 /// The shares of the closes in `scope`, per cell. On PostgreSQL the scope's
 /// catalog rows are locked first (in id order), so writers of one video queue.
-pub(crate) async fn shares<D: Dialect>(
+pub(crate) async fn shares<D: ScopeDialect>(
     tx: &mut Tx<D>,
     scope: &Scope,
 ) -> Result<Shares, StoreError> {
@@ -375,7 +403,7 @@ pub(crate) async fn shares<D: Dialect>(
 }
 
 /// Moves the rollup by the shares of `scope` now minus `before`.
-pub(crate) async fn settle<D: Dialect>(
+pub(crate) async fn settle<D: ScopeDialect>(
     tx: &mut Tx<D>,
     scope: &Scope,
     before: Shares,
@@ -400,7 +428,10 @@ pub(crate) async fn settle<D: Dialect>(
 /// Recomputes the latest visible close (migration 0024) of every tracked
 /// video in `scope`, from its closes and tracking window as they are now;
 /// returns the organizations that see one.
-async fn settle_latest<D: Dialect>(tx: &mut Tx<D>, scope: &Scope) -> Result<Vec<Uuid>, StoreError> {
+async fn settle_latest<D: ScopeDialect>(
+    tx: &mut Tx<D>,
+    scope: &Scope,
+) -> Result<Vec<Uuid>, StoreError> {
     if scope.is_empty() {
         return Ok(Vec::new());
     }
@@ -499,6 +530,20 @@ pub(crate) async fn apply<D: Dialect>(
                 .execute(&mut *conn)
                 .await?;
         }
+    }
+    Ok(())
+}
+
+/// Rebuilds the rollup when a migration queued it (the `store_tasks` row
+/// `rebuild_analytics`, migrations 0003 and 0013), taking the row: the
+/// rebuild runs once.
+pub(crate) async fn rebuild_if_queued<D: Dialect>(conn: &mut Conn<D>) -> Result<(), StoreError> {
+    let pending: Option<String> =
+        D::query("DELETE FROM store_tasks WHERE name = 'rebuild_analytics' RETURNING name")
+            .fetch_scalar_optional(&mut *conn)
+            .await?;
+    if pending.is_some() {
+        rebuild::<D>(conn).await?;
     }
     Ok(())
 }

@@ -1,13 +1,17 @@
-//! How one SQL text serves both backends.
+//! How one SQL text serves both backends: the store's ground floor, which
+//! knows no table and no feature.
 //!
 //! Every storage role is written once, as `impl<D: Dialect> …Store for
 //! SqlStore<D>`, with SQL texts that use `$n` parameters (which SQLite binds
-//! natively). [`Dialect`] is the small, explicit list of what truly differs
-//! between SQLite and PostgreSQL: how a write transaction begins, the spelling
-//! of a few expressions (days, casts, `greatest`), row locks and `SKIP LOCKED`
-//! claims, and the few statements whose shape differs (JSON versus array
-//! aggregation, partitions), which each backend implements in its own module
-//! (`sqlite/`, `postgres/`).
+//! natively). [`Dialect`] is the small, explicit list of how SQLite and
+//! PostgreSQL spell SQL and run it: how a write transaction begins, a few
+//! expressions (days, casts, `greatest`), row locks and `SKIP LOCKED` claims,
+//! and the sqlx plumbing that binds values and runs statements. A feature
+//! whose statements differ in shape between the backends (the video record,
+//! the rollup's scope, the analytics answer, the observations' housekeeping)
+//! has its own small `…Dialect` trait beside it, which each backend
+//! implements in its own module (`sqlite/`, `postgres/`); `backend.rs`
+//! gathers them.
 //!
 //! A query is built with [`Dialect::query`] and bound with [`Query::bind`];
 //! a value can be bound when both backends can encode it ([`Bind`]), and a row
@@ -21,7 +25,6 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{Database, Encode, FromRow, Pool, Postgres, SqlSafeStr, SqlStr, Sqlite, Type};
 
 use crate::StoreError;
-use crate::rollup::Scope;
 
 /// A value both backends can bind.
 pub(crate) trait Bind<'t>:
@@ -52,13 +55,12 @@ pub(crate) type Conn<D> = <D as Database>::Connection;
 /// A transaction of backend `D`.
 pub(crate) type Tx<D> = sqlx::Transaction<'static, D>;
 
-/// What differs between the two backends. Implemented by [`sqlx::Sqlite`] and
-/// [`sqlx::Postgres`] themselves.
+/// How each backend spells SQL and runs it. Implemented by [`sqlx::Sqlite`]
+/// and [`sqlx::Postgres`] themselves.
 ///
 /// The provided items are the spelling of standard SQL on a database without
 /// row locks; a backend overrides only where it differs (SQLite: the write
-/// transaction, `max`/`min`, the analytics result as one JSON value;
-/// PostgreSQL: locks, casts).
+/// transaction, `max`/`min`; PostgreSQL: locks, casts).
 pub(crate) trait Dialect: Database {
     /// Which backend this is.
     const BACKEND: crate::Backend;
@@ -102,69 +104,8 @@ pub(crate) trait Dialect: Database {
     /// the organization.
     const ORG_LOCK: &'static str = "";
 
-    /// The table `s (pv, from_day)` of a [`Scope`]'s rows, read from the
-    /// first [`Dialect::SCOPE_PARAMS`] parameters ([`Dialect::bind_scope`]).
-    const SCOPE_TABLE: &'static str;
-
-    /// How many parameters [`Dialect::SCOPE_TABLE`] takes.
-    const SCOPE_PARAMS: usize;
-
-    /// The row of a video record: its tags and in-window history as JSON on
-    /// SQLite, as arrays from one lateral pass on PostgreSQL (each backend's
-    /// `record` module).
-    type RecordRow: for<'r> sqlx::FromRow<'r, <Self as Database>::Row>
-        + crate::videos::IntoRecord
-        + Send
-        + Unpin;
-
-    /// What a video record selects ([`crate::videos::IntoRecord::COLUMNS`]).
-    const RECORD_COLUMNS: &'static str = <Self::RecordRow as crate::videos::IntoRecord>::COLUMNS;
-
-    /// What a record's `FROM` joins beyond `tv` and `pv`.
-    const RECORD_JOIN: &'static str = <Self::RecordRow as crate::videos::IntoRecord>::JOIN;
-
     /// The UTC day of a timestamp column.
     fn day_of(column: &str) -> String;
-
-    /// Runs a query selecting [`Dialect::RECORD_COLUMNS`]; its records as at `now`.
-    fn fetch_records(
-        query: Query<Self>,
-        conn: &mut Conn<Self>,
-        now: chrono::DateTime<chrono::Utc>,
-    ) -> impl Future<Output = Result<Vec<crate::VideoRecord>, StoreError>> + Send;
-
-    /// Runs an analytics statement ([`crate::analytics::query_sql`]) with the
-    /// values `bind` binds; its rows, days ascending (as the statement
-    /// orders them).
-    fn fetch_analytics(
-        sql: &str,
-        bind: impl FnOnce(Query<Self>) -> Query<Self> + Send,
-        conn: &mut Conn<Self>,
-    ) -> impl Future<Output = Result<Vec<crate::AnalyticsRow>, StoreError>> + Send {
-        async move {
-            let rows: Vec<crate::analytics::AggRow> =
-                bind(Self::query(sqlx::AssertSqlSafe(sql.to_owned())))
-                    .fetch_all(conn)
-                    .await?;
-            rows.into_iter()
-                .map(crate::AnalyticsRow::try_from)
-                .collect()
-        }
-    }
-
-    /// Binds `scope` to the parameters of [`Dialect::SCOPE_TABLE`].
-    fn bind_scope(query: Query<Self>, scope: &Scope) -> Query<Self>;
-
-    /// Locks the catalog rows of `scope` in id order, where the backend has
-    /// row locks: writers of one video then queue for each other.
-    /// The default, for a database with one writer at a time, locks nothing.
-    fn lock_scope(
-        conn: &mut Conn<Self>,
-        scope: &Scope,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send {
-        let _ = (conn, scope);
-        async { Ok(()) }
-    }
 
     /// Parameter `param` cast to the SQL type `ty` where PostgreSQL cannot
     /// infer it (a parameter used only in `IS NULL` tests, or in a `CASE`).
@@ -173,15 +114,6 @@ pub(crate) trait Dialect: Database {
         let _ = ty;
         param.to_owned()
     }
-
-    /// The observations' housekeeping ([`crate::OpsStore::housekeep_observations`]):
-    /// PostgreSQL's monthly partitions and the retention; SQLite's retention
-    /// by deletes, a day at a time.
-    fn housekeep_observations(
-        store: &SqlStore<Self>,
-        now: chrono::DateTime<chrono::Utc>,
-        retention: Option<chrono::Duration>,
-    ) -> impl Future<Output = Result<crate::ops::Housekeeping, StoreError>> + Send;
 
     /// Applies the backend's embedded migrations that `pool`'s database lacks.
     fn run_migrations(pool: &Pool<Self>) -> impl Future<Output = Result<(), StoreError>> + Send;
@@ -210,6 +142,15 @@ pub(crate) trait Dialect: Database {
         conn: &mut Conn<Self>,
     ) -> impl Future<Output = Result<Option<R>, StoreError>> + Send;
 
+    /// Runs `query`; every row it answers, as a row type only this backend
+    /// reads (one whose columns differ between the backends).
+    fn fetch_all_native<R>(
+        query: Query<Self>,
+        conn: &mut Conn<Self>,
+    ) -> impl Future<Output = Result<Vec<R>, StoreError>> + Send
+    where
+        R: for<'r> FromRow<'r, <Self as Database>::Row> + Send + Unpin;
+
     /// A query of `sql`, to bind and run.
     fn query(sql: impl SqlSafeStr) -> Query<Self> {
         Query {
@@ -222,37 +163,13 @@ pub(crate) trait Dialect: Database {
 }
 
 /// The items of [`Dialect`] whose text is the same for both backends though
-/// each resolves to its own types: the three ways to run a [`Query`] (each
-/// through the backend's sqlx executor), binding, migrations (the module's
-/// `MIGRATOR`) and observation housekeeping (the module's `housekeeping`).
-/// Expanded inside each `impl Dialect`.
+/// each resolves to its own types: the ways to run a [`Query`] (each
+/// through the backend's sqlx executor), binding, and migrations (the
+/// module's `MIGRATOR`). Expanded inside each `impl Dialect`.
 macro_rules! same_text_items {
     () => {
-        async fn housekeep_observations(
-            store: &SqlStore<Self>,
-            now: chrono::DateTime<chrono::Utc>,
-            retention: Option<chrono::Duration>,
-        ) -> Result<crate::ops::Housekeeping, StoreError> {
-            housekeeping::observations(store, now, retention).await
-        }
-
         async fn run_migrations(pool: &sqlx::Pool<Self>) -> Result<(), StoreError> {
             Ok(MIGRATOR.run(pool).await?)
-        }
-
-        async fn fetch_records(
-            query: Query<Self>,
-            conn: &mut Conn<Self>,
-            now: chrono::DateTime<chrono::Utc>,
-        ) -> Result<Vec<crate::VideoRecord>, StoreError> {
-            let (sql, args, persistent) = query.into_statement()?;
-            let rows: Vec<Self::RecordRow> = sqlx::query_as_with(sql, args)
-                .persistent(persistent)
-                .fetch_all(conn)
-                .await?;
-            rows.into_iter()
-                .map(|r| crate::videos::IntoRecord::into_record(r, now))
-                .collect()
         }
 
         async fn execute(query: Query<Self>, conn: &mut Conn<Self>) -> Result<u64, StoreError> {
@@ -283,6 +200,20 @@ macro_rules! same_text_items {
             Ok(sqlx::query_as_with(sql, args)
                 .persistent(persistent)
                 .fetch_optional(conn)
+                .await?)
+        }
+
+        async fn fetch_all_native<R>(
+            query: Query<Self>,
+            conn: &mut Conn<Self>,
+        ) -> Result<Vec<R>, StoreError>
+        where
+            R: for<'r> sqlx::FromRow<'r, <Self as sqlx::Database>::Row> + Send + Unpin,
+        {
+            let (sql, args, persistent) = query.into_statement()?;
+            Ok(sqlx::query_as_with(sql, args)
+                .persistent(persistent)
+                .fetch_all(conn)
                 .await?)
         }
 
@@ -537,54 +468,6 @@ pub(crate) struct SqlStore<D: Dialect> {
     /// for SQLite's own lock would sleep in its busy handler, up to 100 ms a
     /// turn, however soon the lock frees); on PostgreSQL the pool itself.
     pub(crate) writer: Pool<D>,
-}
-
-#[async_trait::async_trait]
-impl<D: Dialect> crate::Store for SqlStore<D> {
-    fn backend(&self) -> crate::Backend {
-        D::BACKEND
-    }
-
-    async fn migrate(&self) -> Result<usize, StoreError> {
-        let applied = || async {
-            D::query("SELECT count(*) FROM _sqlx_migrations WHERE success")
-                .fetch_scalar::<i64>(&mut *self.read().await?)
-                .await
-                .map(|n| n.max(0) as usize)
-        };
-        let before = applied().await.unwrap_or(0);
-        D::run_migrations(&self.pool).await?;
-        let applied = applied().await.unwrap_or(0).saturating_sub(before);
-        let mut tx = self.write_tx().await?;
-        let pending: Option<String> =
-            D::query("DELETE FROM store_tasks WHERE name = 'rebuild_analytics' RETURNING name")
-                .fetch_scalar_optional(&mut *tx)
-                .await?;
-        if pending.is_some() {
-            crate::rollup::rebuild::<D>(&mut tx).await?;
-        }
-        tx.commit().await?;
-        Ok(applied)
-    }
-
-    async fn rebuild_analytics(&self) -> Result<(), StoreError> {
-        let mut tx = self.write_tx().await?;
-        crate::rollup::rebuild::<D>(&mut tx).await?;
-        tx.commit().await?;
-        Ok(())
-    }
-
-    async fn ping(&self) -> Result<(), StoreError> {
-        D::query("SELECT 1")
-            .execute(&mut *self.read().await?)
-            .await?;
-        Ok(())
-    }
-
-    async fn close(&self) {
-        self.writer.close().await;
-        self.pool.close().await;
-    }
 }
 
 impl<D: Dialect> SqlStore<D> {

@@ -14,7 +14,7 @@ use crate::StoreError;
 mod statements;
 mod store;
 
-pub(crate) use statements::AggRow;
+pub(crate) use statements::{AggRow, AnalyticsDialect};
 
 #[cfg(feature = "testing")]
 pub use store::explain;

@@ -1,5 +1,8 @@
 //! The statements that answer analytics, one SQL text for both backends
-//! (`Dialect` spells the few functions that differ), and the rows they read.
+//! (`Dialect` spells the few functions that differ), the rows they read,
+//! and how each backend runs one ([`AnalyticsDialect`]).
+
+use std::future::Future;
 
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use vidpulse_domain::OrgId;
@@ -8,7 +11,26 @@ use vidpulse_domain::analytics::{AnalyticsQuery, GroupBy, Metrics};
 use super::{AnalyticsRow, DayIncrement};
 use crate::StoreError;
 use crate::error::parse_platform;
-use crate::sql::{Dialect, Query};
+use crate::sql::{Conn, Dialect, Query};
+
+/// How a backend runs an analytics statement. Rows as they come by default
+/// (PostgreSQL, in `postgres/mod.rs`); SQLite's is in `sqlite/analytics.rs`.
+pub(crate) trait AnalyticsDialect: Dialect {
+    /// Runs an analytics statement ([`query_sql`]) with the values `bind`
+    /// binds; its rows, days ascending (as the statement orders them).
+    fn fetch_analytics(
+        sql: &str,
+        bind: impl FnOnce(Query<Self>) -> Query<Self> + Send,
+        conn: &mut Conn<Self>,
+    ) -> impl Future<Output = Result<Vec<AnalyticsRow>, StoreError>> + Send {
+        async move {
+            let rows: Vec<AggRow> = bind(Self::query(sqlx::AssertSqlSafe(sql.to_owned())))
+                .fetch_all(conn)
+                .await?;
+            rows.into_iter().map(AnalyticsRow::try_from).collect()
+        }
+    }
+}
 
 /// One row of an analytics statement: read as a row, or (SQLite) from the
 /// JSON array `[day, platform, author, campaign, views, …]` in field order.

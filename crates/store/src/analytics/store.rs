@@ -5,10 +5,10 @@ use async_trait::async_trait;
 use vidpulse_domain::OrgId;
 use vidpulse_domain::analytics::AnalyticsQuery;
 
-use super::statements::{Binds, DayIncrementRow, day_increments_sql, query_sql};
+use super::statements::{AnalyticsDialect, Binds, DayIncrementRow, day_increments_sql, query_sql};
 use super::{AnalyticsRow, AnalyticsStore, DayIncrement, DayIncrementQuery, SORT_METRICS};
 use crate::StoreError;
-use crate::sql::{Dialect, SqlStore};
+use crate::sql::SqlStore;
 
 /// The plan the database picks for an analytics query (benchmarks): SQLite's
 /// `EXPLAIN QUERY PLAN`, PostgreSQL's `EXPLAIN (ANALYZE, BUFFERS)`, one line each.
@@ -19,6 +19,7 @@ pub async fn explain(
     query: &AnalyticsQuery,
     increments: bool,
 ) -> Result<Vec<String>, StoreError> {
+    use crate::sql::Dialect;
     use sqlx::Connection;
     let b = Binds::of(org, query);
     match crate::Backend::of_url(url)? {
@@ -42,7 +43,7 @@ pub async fn explain(
 }
 
 #[async_trait]
-impl<D: Dialect> AnalyticsStore for SqlStore<D> {
+impl<D: AnalyticsDialect> AnalyticsStore for SqlStore<D> {
     async fn day_increments(
         &self,
         org: OrgId,
@@ -91,9 +92,9 @@ impl<D: Dialect> AnalyticsStore for SqlStore<D> {
     }
 }
 
-impl<D: Dialect> SqlStore<D> {
+impl<D: AnalyticsDialect> SqlStore<D> {
     /// Totals or increments: one statement ([`query_sql`]), run by the
-    /// backend ([`Dialect::fetch_analytics`]).
+    /// backend ([`AnalyticsDialect::fetch_analytics`]).
     async fn analytics(
         &self,
         org: OrgId,

@@ -9,10 +9,11 @@ use vidpulse_domain::OrgId;
 use super::{BloggerStore, BloggerSummary, GroupInto, Grouped, KnownCreator, SetTags, Tag};
 use super::{listing, manage, profiles, tags};
 use crate::StoreError;
-use crate::sql::{Dialect, SqlStore};
+use crate::rollup::ScopeDialect;
+use crate::sql::SqlStore;
 
 #[async_trait]
-impl<D: Dialect> BloggerStore for SqlStore<D> {
+impl<D: ScopeDialect> BloggerStore for SqlStore<D> {
     async fn bloggers(&self, org: OrgId) -> Result<Vec<BloggerSummary>, StoreError> {
         listing::bloggers(self, org).await
     }

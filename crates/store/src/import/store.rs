@@ -13,8 +13,8 @@ use super::{ImportOutcome, ImportRow, ImportStore};
 use crate::StoreError;
 use crate::closes::{self, Owner, Reading};
 use crate::refresh::{insert_observations, relink};
-use crate::rollup::{self, Scope};
-use crate::sql::{Dialect, SqlStore};
+use crate::rollup::{self, Scope, ScopeDialect};
+use crate::sql::SqlStore;
 
 /// The rows of each video, in first-seen order, with the earliest instant
 /// and the first value given of each metadata column.
@@ -92,7 +92,7 @@ fn by_video(rows: &[ImportRow]) -> Vec<ImportVideo<'_>> {
 }
 
 #[async_trait]
-impl<D: Dialect> ImportStore for SqlStore<D> {
+impl<D: ScopeDialect> ImportStore for SqlStore<D> {
     async fn import_observations(
         &self,
         org: OrgId,

@@ -1,11 +1,27 @@
-//! The observations' housekeeping: what both backends' passes share (the
-//! deletes of a retention). The passes themselves are each backend's own
-//! (`sqlite/housekeeping.rs`, `postgres/housekeeping.rs`).
+//! The observations' housekeeping: each backend's pass
+//! ([`HousekeepingDialect`], in `sqlite/housekeeping.rs` and
+//! `postgres/housekeeping.rs`) and what the passes share (the deletes of a
+//! retention).
+
+use std::future::Future;
 
 use chrono::{DateTime, Utc};
 
+use super::Housekeeping;
 use crate::StoreError;
-use crate::sql::{Dialect, Tx};
+use crate::sql::{Dialect, SqlStore, Tx};
+
+/// How a backend keeps the observations' storage: PostgreSQL's monthly
+/// partitions and the retention; SQLite's retention by deletes, a day at a
+/// time.
+pub(crate) trait HousekeepingDialect: Dialect {
+    /// One pass ([`crate::OpsStore::housekeep_observations`]).
+    fn housekeep_observations(
+        store: &SqlStore<Self>,
+        now: DateTime<Utc>,
+        retention: Option<chrono::Duration>,
+    ) -> impl Future<Output = Result<Housekeeping, StoreError>> + Send;
+}
 
 /// Deletes every reading (the platform's and imported) captured before
 /// `until`, in `tx`, moving the revision of each video whose history shrinks

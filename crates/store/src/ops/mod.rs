@@ -2,7 +2,7 @@
 //! refresh queue's depth and lag and the creator jobs by state (`GET
 //! /metrics`), and the observations' housekeeping (partitions, retention).
 //! Written once for both backends; the housekeeping itself is each backend's
-//! own (`Dialect::housekeep_observations`).
+//! own (`housekeeping::HousekeepingDialect`).
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -12,7 +12,7 @@ use crate::StoreError;
 mod housekeeping;
 mod store;
 
-pub(crate) use housekeeping::delete_readings_before;
+pub(crate) use housekeeping::{HousekeepingDialect, delete_readings_before};
 
 /// The state of the work queues at one moment.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -4,12 +4,13 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
+use super::housekeeping::HousekeepingDialect;
 use super::{Housekeeping, OpsStore, QueueStats};
 use crate::StoreError;
-use crate::sql::{Dialect, SqlStore};
+use crate::sql::SqlStore;
 
 #[async_trait]
-impl<D: Dialect> OpsStore for SqlStore<D> {
+impl<D: HousekeepingDialect> OpsStore for SqlStore<D> {
     async fn queue_stats(&self, now: DateTime<Utc>) -> Result<QueueStats, StoreError> {
         let mut conn = self.read().await?;
         let (due_videos, oldest_due_at): (i64, Option<DateTime<Utc>>) = D::query(

@@ -3,10 +3,21 @@
 //! before it dropped and the rest of what is too old deleted.
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Utc};
+use sqlx::Postgres;
 
 use super::PgStore;
 use crate::StoreError;
-use crate::ops::{Housekeeping, delete_readings_before};
+use crate::ops::{Housekeeping, HousekeepingDialect, delete_readings_before};
+
+impl HousekeepingDialect for Postgres {
+    async fn housekeep_observations(
+        store: &PgStore,
+        now: DateTime<Utc>,
+        retention: Option<Duration>,
+    ) -> Result<Housekeeping, StoreError> {
+        observations(store, now, retention).await
+    }
+}
 
 /// Months ahead of the current one that always have their partition.
 const MONTHS_AHEAD: u32 = 3;
@@ -36,7 +47,7 @@ fn utc_midnight(d: NaiveDate) -> DateTime<Utc> {
 
 /// Creates the partitions of this month and the next three when missing;
 /// applies the retention.
-pub(super) async fn observations(
+async fn observations(
     store: &PgStore,
     now: DateTime<Utc>,
     retention: Option<Duration>,

@@ -16,7 +16,7 @@ use super::{DueVideo, ManualRead, RefreshAsk, RefreshWrite};
 use crate::StoreError;
 use crate::credits::{Charge, insert_charge};
 use crate::error::parse_platform;
-use crate::rollup;
+use crate::rollup::{self, ScopeDialect};
 use crate::sql::{Dialect, SqlStore, Tx};
 use crate::videos::VideoLookup;
 use crate::webhooks::anyone_subscribes;
@@ -144,7 +144,7 @@ async fn mark_asked<D: Dialect>(
 }
 
 /// [`crate::RefreshStore::save_manual_refresh`].
-pub(crate) async fn save<D: Dialect>(
+pub(crate) async fn save<D: ScopeDialect>(
     store: &SqlStore<D>,
     read: &ManualRead,
     write: &RefreshWrite,

@@ -17,7 +17,7 @@ use crate::StoreError;
 use crate::closes::{self, Owner, Reading};
 use crate::credits::Charge;
 use crate::error::parse_platform;
-use crate::rollup::{self, Scope, relink_sql};
+use crate::rollup::{self, Scope, ScopeDialect, relink_sql};
 use crate::sql::{Builder, Conn, Dialect, SqlStore, Tx};
 use crate::videos::VideoLookup;
 use crate::webhooks::{anyone_subscribes, emit_to_trackers};
@@ -97,7 +97,7 @@ fn held_sql<D: Dialect>() -> String {
 }
 
 #[async_trait]
-impl<D: Dialect> RefreshStore for SqlStore<D> {
+impl<D: ScopeDialect> RefreshStore for SqlStore<D> {
     async fn claim_due_videos(
         &self,
         now: DateTime<Utc>,
@@ -210,7 +210,7 @@ impl<D: Dialect> RefreshStore for SqlStore<D> {
 /// events it causes are written with it: `video.milestone` for each view
 /// milestone it reaches (when `milestones`: someone subscribes to them),
 /// `video.unavailable` for a video the platform reports gone.
-pub(crate) async fn save_one<D: Dialect>(
+pub(crate) async fn save_one<D: ScopeDialect>(
     tx: &mut Tx<D>,
     w: &RefreshWrite,
     milestones: bool,
@@ -319,7 +319,7 @@ pub(crate) async fn save_one<D: Dialect>(
 /// Appends readings and moves the daily closes of those who see them
 /// ([`closes::insert_observations`]), then relinks the closes after them.
 /// Returns how many readings were new.
-pub(crate) async fn insert_observations<D: Dialect>(
+pub(crate) async fn insert_observations<D: ScopeDialect>(
     tx: &mut Tx<D>,
     readings: &[Reading],
     owner: Owner,
@@ -331,7 +331,7 @@ pub(crate) async fn insert_observations<D: Dialect>(
 
 /// Relinks the closes of each video from its day on, after closes were
 /// written there.
-pub(crate) async fn relink<D: Dialect>(
+pub(crate) async fn relink<D: ScopeDialect>(
     tx: &mut Tx<D>,
     first: BTreeMap<i64, NaiveDate>,
 ) -> Result<(), StoreError> {

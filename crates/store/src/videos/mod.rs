@@ -521,5 +521,7 @@ mod record;
 mod store;
 mod track;
 
-pub(crate) use record::{IntoRecord, StatementsByLookup, VideoRow, record_head, visible_readings};
+pub(crate) use record::{
+    IntoRecord, RecordDialect, StatementsByLookup, VideoRow, record_head, visible_readings,
+};
 pub(crate) use track::{track_in, videos_in_use};

@@ -1,9 +1,10 @@
 //! A video record as both backends read it: the columns they share
 //! ([`record_head`], [`VideoRow`]), the readings a tracking sees
 //! ([`visible_readings`]), and what each backend adds in its own form
-//! ([`IntoRecord`]: tags and history as JSON on SQLite, as arrays on
-//! PostgreSQL, in `sqlite/record.rs` and `postgres/record.rs`).
+//! ([`RecordDialect`], [`IntoRecord`]: tags and history as JSON on SQLite,
+//! as arrays on PostgreSQL, in `sqlite/record.rs` and `postgres/record.rs`).
 
+use std::future::Future;
 use std::sync::OnceLock;
 
 use chrono::{DateTime, Utc};
@@ -17,7 +18,7 @@ use vidpulse_domain::{Observation, OrgId, VideoId};
 use super::{RecordStamp, VideoLookup, VideoRecord, VideoState};
 use crate::StoreError;
 use crate::error::{corrupt, parse_platform};
-use crate::sql::{Dialect, Query};
+use crate::sql::{Conn, Dialect, Query};
 
 /// A tracked video with its catalog columns: the part of a record both
 /// backends read alike. Tags and history come beside it, in each backend's
@@ -64,7 +65,38 @@ pub(crate) fn video_state(
     }
 }
 
-/// A backend's row of a video record ([`crate::sql::Dialect::RecordRow`]):
+/// How a backend reads a video record: its row type, which selects the
+/// record's tags and in-window history in the backend's own form (JSON on
+/// SQLite, arrays from one lateral pass on PostgreSQL). Implemented in
+/// `sqlite/record.rs` and `postgres/record.rs`.
+pub(crate) trait RecordDialect: Dialect {
+    /// The row of a video record.
+    type RecordRow: for<'r> sqlx::FromRow<'r, <Self as sqlx::Database>::Row>
+        + IntoRecord
+        + Send
+        + Unpin;
+
+    /// What a video record selects ([`IntoRecord::COLUMNS`]).
+    const RECORD_COLUMNS: &'static str = <Self::RecordRow as IntoRecord>::COLUMNS;
+
+    /// What a record's `FROM` joins beyond `tv` and `pv`.
+    const RECORD_JOIN: &'static str = <Self::RecordRow as IntoRecord>::JOIN;
+
+    /// Runs a query selecting [`RecordDialect::RECORD_COLUMNS`]; its records
+    /// as at `now`.
+    fn fetch_records(
+        query: Query<Self>,
+        conn: &mut Conn<Self>,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<Vec<VideoRecord>, StoreError>> + Send {
+        async move {
+            let rows: Vec<Self::RecordRow> = Self::fetch_all_native(query, conn).await?;
+            rows.into_iter().map(|r| r.into_record(now)).collect()
+        }
+    }
+}
+
+/// A backend's row of a video record ([`RecordDialect::RecordRow`]):
 /// what it selects and how it becomes a record.
 pub(crate) trait IntoRecord {
     /// What a video record selects: a tracked video `tv` joined with its
@@ -125,7 +157,7 @@ impl VideoRow {
 }
 
 /// The parts of a video record's statement that differ between backends
-/// ([`Dialect::RECORD_COLUMNS`], [`Dialect::RECORD_JOIN`]).
+/// ([`RecordDialect::RECORD_COLUMNS`], [`RecordDialect::RECORD_JOIN`]).
 pub(crate) struct RecordParts {
     /// What the record selects.
     pub columns: &'static str,
@@ -162,7 +194,11 @@ impl StatementsByLookup {
     }
 
     /// The query finding `lookup` among `org`'s videos, bound.
-    pub(crate) fn query<D: Dialect>(&'static self, org: OrgId, lookup: &VideoLookup) -> Query<D> {
+    pub(crate) fn query<D: RecordDialect>(
+        &'static self,
+        org: OrgId,
+        lookup: &VideoLookup,
+    ) -> Query<D> {
         let by = match lookup {
             VideoLookup::Id(_) => 0,
             VideoLookup::ExternalId(_) => 1,

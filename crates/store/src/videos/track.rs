@@ -13,7 +13,7 @@ use super::*;
 use crate::StoreError;
 use crate::closes;
 use crate::refresh::relink;
-use crate::rollup::{self, Scope, Shares};
+use crate::rollup::{self, Scope, ScopeDialect, Shares};
 use crate::sql::{Dialect, Tx};
 use crate::webhooks::Subscribers;
 
@@ -46,7 +46,7 @@ pub(crate) async fn videos_in_use<D: Dialect>(
 /// [`QuotaPolicy::AllOrNothing`] refuses the whole batch past the quota;
 /// [`QuotaPolicy::WhatFits`] tracks new videos in order until the quota is
 /// full and leaves the rest out of the result.
-pub(crate) async fn track_in<D: Dialect>(
+pub(crate) async fn track_in<D: ScopeDialect>(
     tx: &mut Tx<D>,
     batch: &TrackBatch,
     reason: &str,
