@@ -54,6 +54,8 @@ pub mod refresh;
 mod rollup;
 pub mod sessions;
 mod sql;
+#[cfg(test)]
+mod sql_guard;
 mod sqlite;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -254,15 +254,15 @@ pub(crate) const UPSERT_CHUNK: usize = 500;
 
 /// `INSERT .. ON CONFLICT DO UPDATE` adding `rows` to `table`, keyed by `key`.
 pub(crate) fn upsert<'a, D: Dialect>(
-    table: &str,
-    key: &str,
+    table: &'static str,
+    key: &'static str,
     rows: impl IntoIterator<Item = (&'a TableKey, &'a Sums)>,
 ) -> Builder<D> {
     let sums = sum_columns();
-    let mut q = Builder::new(&format!(
+    let mut q = Builder::new(AssertSqlSafe(format!(
         "INSERT INTO {table} (organization_id, day, platform, {key}, closes, {}) ",
         sums.join(", ")
-    ));
+    )));
     q.push_values(rows, |b, ((org, day, platform, k), s)| {
         b.bind(*org)
             .bind(*day)
@@ -277,15 +277,15 @@ pub(crate) fn upsert<'a, D: Dialect>(
         .chain(sums)
         .map(|c| format!("{c} = {table}.{c} + excluded.{c}"))
         .collect();
-    q.push(&format!(
+    q.push(AssertSqlSafe(format!(
         " ON CONFLICT (organization_id, day, platform, {key}) DO UPDATE SET {}",
         set.join(", ")
-    ));
+    )));
     q
 }
 
 /// Deletes the row of `table` at one key once no close is left in it.
-pub(crate) fn delete_empty_sql(table: &str, key: &str) -> String {
+pub(crate) fn delete_empty_sql(table: &'static str, key: &'static str) -> String {
     format!(
         "DELETE FROM {table} WHERE organization_id = $1 AND day = $2 AND platform = $3
            AND {key} = $4 AND closes = 0"
@@ -293,10 +293,11 @@ pub(crate) fn delete_empty_sql(table: &str, key: &str) -> String {
 }
 
 /// The shares of the closes of the videos `source` yields (rows `pv`,
-/// `from_day`), for the organization `org` or every one when it is NULL,
+/// `from_day`), for the organization the SQL expression `org_param` holds,
+/// or every one when it is NULL,
 /// summed per cell. Columns: `organization_id, day, platform,
 /// author_username, campaign, closes`, then [`sum_columns`].
-pub(crate) fn shares_sql<D: Dialect>(source: &str, org: &str) -> String {
+pub(crate) fn shares_sql<D: Dialect>(source: &str, org_param: &str) -> String {
     let start = D::day_of("tv.tracking_started_at");
     let end = D::day_of("tv.tracking_ends_at");
     let first = format!("(dc.prev_day IS NULL OR dc.prev_day < {start})");
@@ -332,7 +333,7 @@ pub(crate) fn shares_sql<D: Dialect>(source: &str, org: &str) -> String {
          JOIN tracked_videos tv ON tv.platform_video_id = dc.platform_video_id
                                AND tv.organization_id = dc.organization_id
          JOIN platform_videos pv ON pv.id = dc.platform_video_id
-         WHERE ({org} IS NULL OR tv.organization_id = {org})
+         WHERE ({org_param} IS NULL OR tv.organization_id = {org_param})
            AND dc.day >= {start} AND dc.day <= {end}
          GROUP BY tv.organization_id, dc.day, pv.platform, coalesce(pv.author_username, tv.own_author, ''),
                   coalesce(tv.campaign, '')",
@@ -342,7 +343,7 @@ pub(crate) fn shares_sql<D: Dialect>(source: &str, org: &str) -> String {
 
 /// Rebuilds `table` from every close (after the migration, and in tests to
 /// check the maintained rollup): `all_shares` is [`shares_sql`] over all.
-pub(crate) fn rebuild_sql(table: &str, key: &str, all_shares: &str) -> String {
+pub(crate) fn rebuild_sql(table: &'static str, key: &'static str, all_shares: &str) -> String {
     let sums = sum_columns();
     let summed: Vec<String> = sums.iter().map(|c| format!("sum({c})")).collect();
     format!(
@@ -393,8 +394,8 @@ pub(crate) async fn shares<D: ScopeDialect>(
         return Ok(Shares::new());
     }
     D::lock_scope(&mut *tx, scope).await?;
-    let org = D::typed(&format!("${}", D::SCOPE_PARAMS + 1), "UUID");
-    let sql = shares_sql::<D>(D::SCOPE_TABLE, &org);
+    let org_param = D::typed(&format!("${}", D::SCOPE_PARAMS + 1), "UUID");
+    let sql = shares_sql::<D>(D::SCOPE_TABLE, &org_param);
     let rows: Vec<ShareRow> = D::bind_scope(D::query(AssertSqlSafe(sql)), scope)
         .bind(scope.org)
         .fetch_all(&mut *tx)
@@ -435,11 +436,11 @@ async fn settle_latest<D: ScopeDialect>(
     if scope.is_empty() {
         return Ok(Vec::new());
     }
-    let org = D::typed(&format!("${}", D::SCOPE_PARAMS + 1), "UUID");
+    let org_param = D::typed(&format!("${}", D::SCOPE_PARAMS + 1), "UUID");
     let forget = format!(
         "DELETE FROM latest_closes
          WHERE platform_video_id IN (SELECT s.pv FROM {source})
-           AND ({org} IS NULL OR organization_id = {org})",
+           AND ({org_param} IS NULL OR organization_id = {org_param})",
         source = D::SCOPE_TABLE,
     );
     D::bind_scope(D::query(AssertSqlSafe(forget)), scope)
@@ -448,7 +449,7 @@ async fn settle_latest<D: ScopeDialect>(
         .await?;
     let keep = format!(
         "{} RETURNING organization_id",
-        latest_sql::<D>(D::SCOPE_TABLE, &org)
+        latest_sql::<D>(D::SCOPE_TABLE, &org_param)
     );
     let seen: Vec<(Uuid,)> = D::bind_scope(D::query(AssertSqlSafe(keep)), scope)
         .bind(scope.org)
@@ -459,8 +460,8 @@ async fn settle_latest<D: ScopeDialect>(
 
 /// Inserts the latest visible close of the tracked videos of the catalog
 /// videos `source` yields (rows `pv`, as for [`shares_sql`]), of the
-/// organization `org` (an SQL expression; NULL: every organization).
-pub(crate) fn latest_sql<D: Dialect>(source: &str, org: &str) -> String {
+/// organization `org_param` (an SQL expression; NULL: every organization).
+pub(crate) fn latest_sql<D: Dialect>(source: &str, org_param: &str) -> String {
     let last: Vec<String> = METRICS.iter().map(|m| format!("c.last_{m}")).collect();
     let columns: Vec<String> = METRICS.iter().map(|m| format!("last_{m}")).collect();
     format!(
@@ -475,7 +476,7 @@ pub(crate) fn latest_sql<D: Dialect>(source: &str, org: &str) -> String {
                                            AND m.organization_id = tv.organization_id
                                            AND m.day >= {start} AND m.day <= {end}
                                          ORDER BY m.day DESC LIMIT 1)
-         WHERE ({org} IS NULL OR tv.organization_id = {org})",
+         WHERE ({org_param} IS NULL OR tv.organization_id = {org_param})",
         columns = columns.join(", "),
         last = last.join(", "),
         start = D::day_of("tv.tracking_started_at"),

@@ -17,6 +17,31 @@
 //! a value can be bound when both backends can encode it ([`Bind`]), and a row
 //! type can be read when both can decode it ([`Record`]). This is what keeps the
 //! generic code free of sqlx's per-database bounds: they are checked once, here.
+//!
+//! # Values are bound, never written into SQL text
+//!
+//! A value (anything a request, a user or a row supplies) always goes
+//! through a bind: [`Query::bind`], [`Builder::push_bind`] and its kin. SQL
+//! text is only ever made of fragments the code itself holds:
+//!
+//! - a `&'static str`: [`Dialect::query`] and [`Builder::push`] take one
+//!   as it is (sqlx's [`SqlSafeStr`]);
+//! - text assembled at run time with `format!` from such fragments
+//!   (constants, the `Dialect`'s spellings, column and table names from
+//!   the code's fixed lists, clauses written from those) and from numbers
+//!   the code generated (parameter indexes like `$3`, a page's `LIMIT`,
+//!   dates in a partition's name: a number cannot spell SQL). Such text
+//!   must be marked [`sqlx::AssertSqlSafe`] to reach the database, so
+//!   every place where it does is marked. Helpers that write a fragment
+//!   take its parts as `&'static str` where they can
+//!   ([`Dialect::day_of`], [`Dialect::row_lock_of`], [`Dialect::typed`]'s
+//!   type).
+//!
+//! The unit test in `sql_guard.rs` holds the rule over every source file of
+//! the store: it fails on a `format!` that interpolates something not on
+//! its list of known fragments (or of a fragment's shape), and on an
+//! `AssertSqlSafe` around anything but a `format!` or a known assembled
+//! text.
 
 use std::future::Future;
 
@@ -91,7 +116,7 @@ pub(crate) trait Dialect: Database {
     /// on to write only the row of the one named `alias`: PostgreSQL's
     /// `FOR UPDATE OF alias` (the joined rows stay unlocked); SQLite's one
     /// writer needs none.
-    fn row_lock_of(alias: &str) -> String {
+    fn row_lock_of(alias: &'static str) -> String {
         match Self::ROW_LOCK {
             "" => String::new(),
             lock => format!("{lock} OF {alias}"),
@@ -105,12 +130,12 @@ pub(crate) trait Dialect: Database {
     const ORG_LOCK: &'static str = "";
 
     /// The UTC day of a timestamp column.
-    fn day_of(column: &str) -> String;
+    fn day_of(column: &'static str) -> String;
 
     /// Parameter `param` cast to the SQL type `ty` where PostgreSQL cannot
     /// infer it (a parameter used only in `IS NULL` tests, or in a `CASE`).
     /// The default leaves the parameter as it is.
-    fn typed(param: &str, ty: &str) -> String {
+    fn typed(param: &str, ty: &'static str) -> String {
         let _ = ty;
         param.to_owned()
     }
@@ -348,9 +373,9 @@ pub(crate) struct Builder<D: Dialect> {
 
 impl<D: Dialect> Builder<D> {
     /// A statement starting with `sql`.
-    pub(crate) fn new(sql: &str) -> Self {
+    pub(crate) fn new(sql: impl SqlSafeStr) -> Self {
         Self {
-            sql: sql.to_owned(),
+            sql: sql.into_sql_str().as_str().to_owned(),
             args: Default::default(),
             binds: 0,
             error: None,
@@ -372,9 +397,10 @@ impl<D: Dialect> Builder<D> {
         self
     }
 
-    /// Appends SQL text.
-    pub(crate) fn push(&mut self, sql: &str) -> &mut Self {
-        self.sql.push_str(sql);
+    /// Appends SQL text: a `&'static str`, or text the code assembled,
+    /// marked [`sqlx::AssertSqlSafe`] (see the module's rule).
+    pub(crate) fn push(&mut self, sql: impl SqlSafeStr) -> &mut Self {
+        self.sql.push_str(sql.into_sql_str().as_str());
         self
     }
 

@@ -19,12 +19,12 @@ pub(crate) trait AnalyticsDialect: Dialect {
     /// Runs an analytics statement ([`query_sql`]) with the values `bind`
     /// binds; its rows, days ascending (as the statement orders them).
     fn fetch_analytics(
-        sql: &str,
+        statement: &str,
         bind: impl FnOnce(Query<Self>) -> Query<Self> + Send,
         conn: &mut Conn<Self>,
     ) -> impl Future<Output = Result<Vec<AnalyticsRow>, StoreError>> + Send {
         async move {
-            let rows: Vec<AggRow> = bind(Self::query(sqlx::AssertSqlSafe(sql.to_owned())))
+            let rows: Vec<AggRow> = bind(Self::query(sqlx::AssertSqlSafe(statement.to_owned())))
                 .fetch_all(conn)
                 .await?;
             rows.into_iter().map(AnalyticsRow::try_from).collect()
@@ -158,7 +158,7 @@ fn grouping(group_by: GroupBy) -> (&'static str, &'static str) {
 /// The organization's videos that pass the filters, with their visible days.
 fn videos_cte<D: Dialect>() -> String {
     let p = |n: usize| format!("${n}");
-    let t = |n: usize, ty: &str| D::typed(&p(n), ty);
+    let t = |n: usize, ty: &'static str| D::typed(&p(n), ty);
     format!(
         "v AS (
            SELECT pv.id AS pvid, pv.platform,
@@ -207,9 +207,9 @@ fn sums<D: Dialect>(expr: impl Fn(&str) -> String) -> String {
 /// Per video, the increments of one day: `max(0, last − (first visible day
 /// ? first : previous close))`, with the video's fields; sorted by the
 /// metric `sort_by` (a fixed name, not user text), then video id.
-pub(crate) fn day_increments_sql<D: Dialect>(sort_by: &str) -> String {
+pub(crate) fn day_increments_sql<D: Dialect>(sort_by: &'static str) -> String {
     let p = |n: usize| format!("${n}");
-    let t = |n: usize, ty: &str| D::typed(&p(n), ty);
+    let t = |n: usize, ty: &'static str| D::typed(&p(n), ty);
     let start = D::day_of("tv.tracking_started_at");
     let end = D::day_of("tv.tracking_ends_at");
     let first = format!("(dc.prev_day IS NULL OR dc.prev_day < {start})");
@@ -354,9 +354,13 @@ pub(crate) fn rollup_table(q: &AnalyticsQuery) -> Option<&'static str> {
 /// Totals or increments from a rollup table (see [`crate::rollup`]): totals
 /// are `Σ step + Σ (day = from ? open : entry)` over the window, increments
 /// `Σ gain` per day. Binds with [`Binds::bind`].
-pub(crate) fn rollup_sql<D: Dialect>(table: &str, group_by: GroupBy, increments: bool) -> String {
+pub(crate) fn rollup_sql<D: Dialect>(
+    table: &'static str,
+    group_by: GroupBy,
+    increments: bool,
+) -> String {
     let p = |n: usize| format!("${n}");
-    let t = |n: usize, ty: &str| D::typed(&p(n), ty);
+    let t = |n: usize, ty: &'static str| D::typed(&p(n), ty);
     // Creator rows group by the author as stored: no per-row lower(); the
     // caller merges spellings by key.
     let (select, group) = match group_by {
@@ -370,7 +374,7 @@ pub(crate) fn rollup_sql<D: Dialect>(table: &str, group_by: GroupBy, increments:
         ),
         other => grouping(other),
     };
-    let (campaign, author) = if table == "analytics_campaign_days" {
+    let (campaign_filter, author_filter) = if table == "analytics_campaign_days" {
         (
             format!("({c} IS NULL OR v.campaign = {c})", c = t(4, "TEXT")),
             format!("{} IS NULL", t(6, "TEXT")),
@@ -395,7 +399,7 @@ pub(crate) fn rollup_sql<D: Dialect>(table: &str, group_by: GroupBy, increments:
                     CAST(NULL AS TEXT) AS campaign, {metrics}
              FROM {table} v
              WHERE v.organization_id = {org} AND v.day >= {from} AND v.day <= {to}
-               AND {campaign} AND {author} AND ({pl} IS NULL OR v.platform = {pl})
+               AND {campaign_filter} AND {author_filter} AND ({pl} IS NULL OR v.platform = {pl})
              ORDER BY v.day",
             org = p(1),
             from = p(2),
@@ -403,7 +407,7 @@ pub(crate) fn rollup_sql<D: Dialect>(table: &str, group_by: GroupBy, increments:
             pl = t(5, "TEXT"),
         );
     }
-    let (day, metrics, group, order) = if increments {
+    let (day_column, metrics, group, order) = if increments {
         let group = if group.is_empty() {
             "v.day".to_owned()
         } else {
@@ -435,10 +439,10 @@ pub(crate) fn rollup_sql<D: Dialect>(table: &str, group_by: GroupBy, increments:
         )
     };
     format!(
-        "SELECT {day} AS day, {select}, {metrics}
+        "SELECT {day_column} AS day, {select}, {metrics}
          FROM {table} v
          WHERE v.organization_id = {org} AND v.day >= {from} AND v.day <= {to}
-           AND {campaign} AND {author} AND ({pl} IS NULL OR v.platform = {pl})
+           AND {campaign_filter} AND {author_filter} AND ({pl} IS NULL OR v.platform = {pl})
          {group} {order}",
         org = p(1),
         from = p(2),

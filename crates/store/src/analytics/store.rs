@@ -24,17 +24,19 @@ pub async fn explain(
     let b = Binds::of(org, query);
     match crate::Backend::of_url(url)? {
         crate::Backend::Sqlite => {
-            let (sql, rollup) = query_sql::<sqlx::Sqlite>(query, increments);
+            let (statement, rollup) = query_sql::<sqlx::Sqlite>(query, increments);
             let mut conn = sqlx::SqliteConnection::connect(url).await?;
-            let q = sqlx::Sqlite::query(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {sql}")));
+            let q = sqlx::Sqlite::query(sqlx::AssertSqlSafe(format!(
+                "EXPLAIN QUERY PLAN {statement}"
+            )));
             let rows: Vec<(i64, i64, i64, String)> = b.bind(q, rollup).fetch_all(&mut conn).await?;
             Ok(rows.into_iter().map(|(_, _, _, detail)| detail).collect())
         }
         crate::Backend::Postgres => {
-            let (sql, rollup) = query_sql::<sqlx::Postgres>(query, increments);
+            let (statement, rollup) = query_sql::<sqlx::Postgres>(query, increments);
             let mut conn = sqlx::PgConnection::connect(url).await?;
             let q = sqlx::Postgres::query(sqlx::AssertSqlSafe(format!(
-                "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {sql}"
+                "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {statement}"
             )));
             let rows: Vec<(String,)> = b.bind(q, rollup).fetch_all(&mut conn).await?;
             Ok(rows.into_iter().map(|(line,)| line).collect())

@@ -56,15 +56,15 @@ async fn observations(
     let mut done = Housekeeping::default();
     let mut month = first_of_month(now.date_naive());
     for _ in 0..=MONTHS_AHEAD {
-        let name = partition_name(month);
+        let partition = partition_name(month);
         let exists: bool = sqlx::query_scalar("SELECT to_regclass($1) IS NOT NULL")
-            .bind(&name)
+            .bind(&partition)
             .fetch_one(pool)
             .await?;
         if !exists {
             // Names and bounds are made here from dates, never from input.
             let ddl = format!(
-                "CREATE TABLE IF NOT EXISTS {name} PARTITION OF observations
+                "CREATE TABLE IF NOT EXISTS {partition} PARTITION OF observations
                  FOR VALUES FROM ('{}') TO ('{}')",
                 utc_midnight(month).to_rfc3339(),
                 utc_midnight(next_month(month)).to_rfc3339()
@@ -74,7 +74,7 @@ async fn observations(
                 // Rows of that month already sit in the default partition
                 // (imported ahead of time): they stay there.
                 Err(e) => {
-                    tracing::warn!(partition = %name, error = %e, "observation partition not created")
+                    tracing::warn!(partition = %partition, error = %e, "observation partition not created")
                 }
             }
         }
@@ -90,8 +90,8 @@ async fn observations(
     )
     .fetch_all(pool)
     .await?;
-    for name in partitions {
-        if let Some(month) = partition_month(&name)
+    for partition in partitions {
+        if let Some(month) = partition_month(&partition)
             && utc_midnight(next_month(month)) <= cutoff
         {
             // The videos whose readings go move their revision in
@@ -100,13 +100,15 @@ async fn observations(
             let mut tx = pool.begin().await?;
             sqlx::query(sqlx::AssertSqlSafe(format!(
                 "UPDATE platform_videos SET revision = revision + 1
-                 WHERE id IN (SELECT DISTINCT platform_video_id FROM {name})"
+                 WHERE id IN (SELECT DISTINCT platform_video_id FROM {partition})"
             )))
             .execute(&mut *tx)
             .await?;
-            sqlx::query(sqlx::AssertSqlSafe(format!("DROP TABLE IF EXISTS {name}")))
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query(sqlx::AssertSqlSafe(format!(
+                "DROP TABLE IF EXISTS {partition}"
+            )))
+            .execute(&mut *tx)
+            .await?;
             tx.commit().await?;
             done.partitions_dropped += 1;
         }

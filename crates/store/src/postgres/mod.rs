@@ -62,11 +62,11 @@ impl Dialect for Postgres {
 
     crate::sql::same_text_items!();
 
-    fn day_of(column: &str) -> String {
+    fn day_of(column: &'static str) -> String {
         format!("(({column}) AT TIME ZONE 'UTC')::DATE")
     }
 
-    fn typed(param: &str, ty: &str) -> String {
+    fn typed(param: &str, ty: &'static str) -> String {
         format!("{param}::{ty}")
     }
 }

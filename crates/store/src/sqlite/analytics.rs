@@ -13,14 +13,14 @@ impl AnalyticsDialect for Sqlite {
     /// so one value instead of 60,000 is the difference between 230 ms and a
     /// few tens (BENCHMARKS.md).
     async fn fetch_analytics(
-        sql: &str,
+        statement: &str,
         bind: impl FnOnce(Query<Self>) -> Query<Self> + Send,
         conn: &mut Conn<Self>,
     ) -> Result<Vec<AnalyticsRow>, StoreError> {
         let sql = format!(
             "SELECT json_group_array(json_array(day, platform, author, campaign,
                                                 views, likes, comments, reposts, saves))
-             FROM ({sql})"
+             FROM ({statement})"
         );
         let json: String = bind(Self::query(AssertSqlSafe(sql)))
             .fetch_scalar(conn)

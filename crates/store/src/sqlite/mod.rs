@@ -77,7 +77,7 @@ impl Dialect for Sqlite {
 
     crate::sql::same_text_items!();
 
-    fn day_of(column: &str) -> String {
+    fn day_of(column: &'static str) -> String {
         format!("substr({column}, 1, 10)")
     }
 }

@@ -170,7 +170,7 @@ pub(crate) struct RecordParts {
 /// (on `tv.organization_id` bound first, the key second), once per backend
 /// and lookup, on first use.
 pub(crate) struct StatementsByLookup {
-    make: fn(&RecordParts, &str) -> String,
+    make: fn(&RecordParts, &'static str) -> String,
     conditions: [&'static str; 2],
     /// Per backend, per lookup.
     made: [[OnceLock<String>; 2]; 2],
@@ -179,7 +179,7 @@ pub(crate) struct StatementsByLookup {
 impl StatementsByLookup {
     /// Statements `make` writes from the conditions by id and by external id.
     pub(crate) const fn new(
-        make: fn(&RecordParts, &str) -> String,
+        make: fn(&RecordParts, &'static str) -> String,
         by_id: &'static str,
         by_external_id: &'static str,
     ) -> Self {

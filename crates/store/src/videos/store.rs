@@ -18,12 +18,12 @@ use crate::sql::{Dialect, SqlStore, Tx};
 
 /// The statements of [`VideoStore::video`].
 static READ_VIDEO: StatementsByLookup = StatementsByLookup::new(
-    |record, lookup| {
+    |record, condition| {
         format!(
             "SELECT {columns}
              FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
              {join}
-             WHERE tv.organization_id = $1 AND {lookup}",
+             WHERE tv.organization_id = $1 AND {condition}",
             columns = record.columns,
             join = record.join,
         )
@@ -34,11 +34,11 @@ static READ_VIDEO: StatementsByLookup = StatementsByLookup::new(
 
 /// The statements of [`VideoStore::record_stamp`].
 static READ_STAMP: StatementsByLookup = StatementsByLookup::new(
-    |_, lookup| {
+    |_, condition| {
         format!(
             "SELECT tv.id, tv.revision, pv.revision
              FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
-             WHERE tv.organization_id = $1 AND {lookup}"
+             WHERE tv.organization_id = $1 AND {condition}"
         )
     },
     BY_ID,
@@ -71,7 +71,7 @@ impl<D: RecordDialect + ScopeDialect> VideoStore for SqlStore<D> {
         // gained sort measures each matching video), then the wide columns
         // (tags, history) of those rows only; the count beside it.
         let mut page = page_ids::<D>(org, query, now);
-        page.push(&format!(
+        page.push(AssertSqlSafe(format!(
             " SELECT {columns}
                  FROM page JOIN tracked_videos tv ON tv.id = page.page_id
                  JOIN platform_videos pv ON pv.id = tv.platform_video_id
@@ -80,7 +80,7 @@ impl<D: RecordDialect + ScopeDialect> VideoStore for SqlStore<D> {
             columns = D::RECORD_COLUMNS,
             join = D::RECORD_JOIN,
             order = list_order(query, "page.page_gain"),
-        ));
+        )));
         let items = async {
             let mut conn = self.read().await?;
             D::fetch_records(page.build(), &mut conn, now).await
@@ -107,12 +107,12 @@ impl<D: RecordDialect + ScopeDialect> VideoStore for SqlStore<D> {
         } else {
             page.push(", CAST(NULL AS BIGINT)");
         }
-        page.push(&format!(
+        page.push(AssertSqlSafe(format!(
             " FROM page JOIN tracked_videos tv ON tv.id = page.page_id
                  JOIN platform_videos pv ON pv.id = tv.platform_video_id
                  ORDER BY {order}",
             order = list_order(query, "page.page_gain"),
-        ));
+        )));
         let rows = async {
             let mut conn = self.read().await?;
             let rows: Vec<(Uuid, i64, i64, Option<i64>)> =
@@ -148,14 +148,14 @@ impl<D: RecordDialect + ScopeDialect> VideoStore for SqlStore<D> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut read = Builder::<D>::new(&format!(
+        let mut read = Builder::<D>::new(AssertSqlSafe(format!(
             "SELECT {columns}
              FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
              {join}
              WHERE tv.organization_id = ",
             columns = D::RECORD_COLUMNS,
             join = D::RECORD_JOIN,
-        ));
+        )));
         read.push_bind(org.0)
             .push(" AND tv.id IN (")
             .push_list(ids.iter().map(|id| id.0))
@@ -564,12 +564,12 @@ fn page_ids<D: Dialect>(org: OrgId, query: &ListQuery, now: DateTime<Utc>) -> Bu
     // then plan a prepared listing once (a generic plan) where an unknown
     // LIMIT kept it planning every execution anew (0.25 ms of planning for
     // 0.1 ms of work on the unfiltered page).
-    page.push(&format!(
+    page.push(AssertSqlSafe(format!(
         " ORDER BY {order} LIMIT {limit} OFFSET {offset})",
         order = list_order(query, "page_gain"),
         limit = query.limit,
         offset = query.offset,
-    ));
+    )));
     page
 }
 
@@ -833,7 +833,7 @@ fn title_pattern(text: &str) -> String {
 }
 
 /// The spelling of a listing state filter in SQL.
-pub(crate) fn state_name(state: VideoState) -> &'static str {
+fn state_name(state: VideoState) -> &'static str {
     match state {
         VideoState::Active => "active",
         VideoState::Completed => "completed",
@@ -843,8 +843,7 @@ pub(crate) fn state_name(state: VideoState) -> &'static str {
 
 /// The listing's ORDER BY: the sort key with nulls last, then the id as
 /// tiebreaker; `gain` names the column a gained sort orders by.
-pub(crate) fn list_order(query: &crate::videos::ListQuery, gain: &str) -> String {
-    use crate::videos::{SortKey, SortOrder};
+fn list_order(query: &ListQuery, gain: &'static str) -> String {
     let column = match query.sort {
         SortKey::CreatedAt => "tv.created_at",
         SortKey::Views => "pv.views",
