@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, NaiveDate, Utc};
+use sqlx::AssertSqlSafe;
 use vidpulse_domain::{Counters, ObservationSource};
 
 use uuid::Uuid;
@@ -315,7 +316,7 @@ async fn add_to_closes<D: Dialect>(
                 .bind(l.reposts)
                 .bind(l.saves);
         });
-        q.push(&close_conflict::<D>());
+        q.push(AssertSqlSafe(close_conflict::<D>()));
         q.build().execute(&mut *conn).await?;
     }
     Ok(first_days(&days))

@@ -1,4 +1,5 @@
-//! The one error type of the store, mapped once from driver errors.
+//! The one error type of the store, mapped once from driver errors, and the
+//! two ways a stored value fails to decode.
 
 /// Why a store call failed.
 #[derive(Debug, thiserror::Error)]
@@ -67,4 +68,14 @@ impl From<sqlx::migrate::MigrateError> for StoreError {
     fn from(e: sqlx::migrate::MigrateError) -> Self {
         StoreError::Other(sqlx::Error::Migrate(Box::new(e)))
     }
+}
+
+/// [`StoreError::Corrupt`] saying what did not decode.
+pub(crate) fn corrupt(what: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt(what.to_string())
+}
+
+/// A stored platform id as a [`Platform`](vidpulse_domain::Platform).
+pub(crate) fn parse_platform(s: &str) -> Result<vidpulse_domain::Platform, StoreError> {
+    vidpulse_domain::Platform::from_id(s).map_err(corrupt)
 }

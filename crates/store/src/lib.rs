@@ -11,6 +11,34 @@
 //!
 //! Every method is one use case and owns its transaction: a method either
 //! does all of its writes or none.
+//!
+//! # Layout
+//!
+//! One rule for every storage role (each `…Store` trait that [`Store`] is
+//! made of): the role is a folder named after it, and
+//!
+//! - `<role>/mod.rs` is its contract: the public types and the
+//!   `#[async_trait] pub trait …Store`, with no SQL;
+//! - `<role>/store.rs` is `impl …Store for SqlStore<D>`: the role written
+//!   once for both backends, with its statements;
+//! - any other file in the folder is one named concern of the role: its
+//!   row types (`rows.rs`), a step other roles share (`videos/track.rs`,
+//!   `credits`' charge), a part of a big role (`bloggers/tags.rs`).
+//!
+//! Beside the roles: `sql.rs` and `error.rs` are the ground floor (how a
+//! statement is written, bound and run on either backend; the error type),
+//! which knows no role and no feature. `closes.rs` (readings and their daily
+//! closes) and `rollup.rs` (the analytics rollup) are machinery several
+//! roles write through.
+//!
+//! A feature whose statements differ in shape between the backends keeps
+//! that difference in a small `…Dialect` trait beside it: `RecordDialect`
+//! (`videos/record.rs`), `ScopeDialect` (`rollup.rs`), `AnalyticsDialect`
+//! (`analytics/statements.rs`), `HousekeepingDialect`
+//! (`ops/housekeeping.rs`). `sqlite/` and `postgres/` are the two backends:
+//! how each connects, its `Dialect`, and its implementation of each
+//! feature's trait in a file named after the feature. `backend.rs` gathers
+//! them into the one bound `Db` and implements [`Store`] on it.
 #![warn(missing_docs)]
 
 use std::sync::Arc;
@@ -18,6 +46,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 pub mod analytics;
+mod backend;
 pub mod bloggers;
 mod closes;
 pub mod creators;
@@ -25,15 +54,15 @@ pub mod credits;
 mod error;
 pub mod import;
 pub mod invites;
-pub mod manual_refresh;
 pub mod ops;
 pub mod orgs;
 mod postgres;
 pub mod refresh;
 mod rollup;
-mod rows;
 pub mod sessions;
 mod sql;
+#[cfg(test)]
+mod sql_guard;
 mod sqlite;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -61,12 +90,11 @@ pub use invites::{
     AcceptOutcome, DeclineOutcome, Invitation, InvitationDetails, InvitationPassword, InviteResult,
     InviteStatus, InviteStore, NewInvite, PendingOutcome,
 };
-pub use manual_refresh::{ManualRead, RefreshAsk};
 pub use ops::{Housekeeping, OpsStore, QueueStats};
 pub use orgs::{
     ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization, PlanUse,
 };
-pub use refresh::{DueVideo, RefreshStore, RefreshWrite};
+pub use refresh::{DueVideo, ManualRead, RefreshAsk, RefreshStore, RefreshWrite};
 pub use sessions::{NewSession, Session, SessionStore};
 pub use thumbnails::{ThumbnailSource, ThumbnailStore};
 pub use usage::{UsageDay, UsageDelta, UsageStore};
@@ -150,8 +178,15 @@ pub trait Store:
     /// Which database this is.
     fn backend(&self) -> Backend;
 
-    /// Applies pending migrations; returns how many were applied.
+    /// Applies pending migrations; returns how many were applied. A
+    /// migration may queue a task on the data it reshaped, which
+    /// [`Store::run_queued_tasks`] runs: call it next ([`open`] does).
     async fn migrate(&self) -> Result<usize, StoreError>;
+
+    /// Runs the tasks that migrations queued (`store_tasks`: the analytics
+    /// rollup's rebuild, after the migrations that add or reshape it), each
+    /// once.
+    async fn run_queued_tasks(&self) -> Result<(), StoreError>;
 
     /// Recomputes the analytics rollup from the daily closes (the migration
     /// that adds it does this once; writes keep it current after that).
@@ -173,9 +208,10 @@ pub async fn connect(config: &StoreConfig) -> Result<Arc<dyn Store>, StoreError>
     }
 }
 
-/// Connects and applies pending migrations.
+/// Connects, applies pending migrations and runs the tasks they queued.
 pub async fn open(config: &StoreConfig) -> Result<Arc<dyn Store>, StoreError> {
     let store = connect(config).await?;
     store.migrate().await?;
+    store.run_queued_tasks().await?;
     Ok(store)
 }

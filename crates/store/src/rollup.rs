@@ -16,13 +16,14 @@
 //! 0024), which the videos' gains read their window's end from.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::future::Future;
 
 use chrono::NaiveDate;
 use sqlx::{AssertSqlSafe, ColumnIndex, Decode, FromRow, Row, Type};
 use uuid::Uuid;
 
 use crate::StoreError;
-use crate::sql::{Builder, Conn, Dialect, Tx};
+use crate::sql::{Builder, Conn, Dialect, Query, Tx};
 
 /// The metrics, in column order.
 pub(crate) const METRICS: [&str; 5] = ["views", "likes", "comments", "reposts", "saves"];
@@ -97,6 +98,33 @@ impl Scope {
             .map(|(id, day)| serde_json::json!([id, day.map(|d| d.to_string())]))
             .collect();
         serde_json::Value::Array(items).to_string()
+    }
+}
+
+/// How a backend hands a [`Scope`] to a statement and locks it: the
+/// rollup's backend differences. Implemented in `sqlite/rollup.rs` and
+/// `postgres/rollup.rs`.
+pub(crate) trait ScopeDialect: Dialect {
+    /// The table `s (pv, from_day)` of a [`Scope`]'s rows, read from the
+    /// first [`ScopeDialect::SCOPE_PARAMS`] parameters
+    /// ([`ScopeDialect::bind_scope`]).
+    const SCOPE_TABLE: &'static str;
+
+    /// How many parameters [`ScopeDialect::SCOPE_TABLE`] takes.
+    const SCOPE_PARAMS: usize;
+
+    /// Binds `scope` to the parameters of [`ScopeDialect::SCOPE_TABLE`].
+    fn bind_scope(query: Query<Self>, scope: &Scope) -> Query<Self>;
+
+    /// Locks the catalog rows of `scope` in id order, where the backend has
+    /// row locks: writers of one video then queue for each other.
+    /// The default, for a database with one writer at a time, locks nothing.
+    fn lock_scope(
+        conn: &mut Conn<Self>,
+        scope: &Scope,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send {
+        let _ = (conn, scope);
+        async { Ok(()) }
     }
 }
 
@@ -226,15 +254,15 @@ pub(crate) const UPSERT_CHUNK: usize = 500;
 
 /// `INSERT .. ON CONFLICT DO UPDATE` adding `rows` to `table`, keyed by `key`.
 pub(crate) fn upsert<'a, D: Dialect>(
-    table: &str,
-    key: &str,
+    table: &'static str,
+    key: &'static str,
     rows: impl IntoIterator<Item = (&'a TableKey, &'a Sums)>,
 ) -> Builder<D> {
     let sums = sum_columns();
-    let mut q = Builder::new(&format!(
+    let mut q = Builder::new(AssertSqlSafe(format!(
         "INSERT INTO {table} (organization_id, day, platform, {key}, closes, {}) ",
         sums.join(", ")
-    ));
+    )));
     q.push_values(rows, |b, ((org, day, platform, k), s)| {
         b.bind(*org)
             .bind(*day)
@@ -249,15 +277,15 @@ pub(crate) fn upsert<'a, D: Dialect>(
         .chain(sums)
         .map(|c| format!("{c} = {table}.{c} + excluded.{c}"))
         .collect();
-    q.push(&format!(
+    q.push(AssertSqlSafe(format!(
         " ON CONFLICT (organization_id, day, platform, {key}) DO UPDATE SET {}",
         set.join(", ")
-    ));
+    )));
     q
 }
 
 /// Deletes the row of `table` at one key once no close is left in it.
-pub(crate) fn delete_empty_sql(table: &str, key: &str) -> String {
+pub(crate) fn delete_empty_sql(table: &'static str, key: &'static str) -> String {
     format!(
         "DELETE FROM {table} WHERE organization_id = $1 AND day = $2 AND platform = $3
            AND {key} = $4 AND closes = 0"
@@ -265,10 +293,11 @@ pub(crate) fn delete_empty_sql(table: &str, key: &str) -> String {
 }
 
 /// The shares of the closes of the videos `source` yields (rows `pv`,
-/// `from_day`), for the organization `org` or every one when it is NULL,
+/// `from_day`), for the organization the SQL expression `org_param` holds,
+/// or every one when it is NULL,
 /// summed per cell. Columns: `organization_id, day, platform,
 /// author_username, campaign, closes`, then [`sum_columns`].
-pub(crate) fn shares_sql<D: Dialect>(source: &str, org: &str) -> String {
+pub(crate) fn shares_sql<D: Dialect>(source: &str, org_param: &str) -> String {
     let start = D::day_of("tv.tracking_started_at");
     let end = D::day_of("tv.tracking_ends_at");
     let first = format!("(dc.prev_day IS NULL OR dc.prev_day < {start})");
@@ -304,7 +333,7 @@ pub(crate) fn shares_sql<D: Dialect>(source: &str, org: &str) -> String {
          JOIN tracked_videos tv ON tv.platform_video_id = dc.platform_video_id
                                AND tv.organization_id = dc.organization_id
          JOIN platform_videos pv ON pv.id = dc.platform_video_id
-         WHERE ({org} IS NULL OR tv.organization_id = {org})
+         WHERE ({org_param} IS NULL OR tv.organization_id = {org_param})
            AND dc.day >= {start} AND dc.day <= {end}
          GROUP BY tv.organization_id, dc.day, pv.platform, coalesce(pv.author_username, tv.own_author, ''),
                   coalesce(tv.campaign, '')",
@@ -314,7 +343,7 @@ pub(crate) fn shares_sql<D: Dialect>(source: &str, org: &str) -> String {
 
 /// Rebuilds `table` from every close (after the migration, and in tests to
 /// check the maintained rollup): `all_shares` is [`shares_sql`] over all.
-pub(crate) fn rebuild_sql(table: &str, key: &str, all_shares: &str) -> String {
+pub(crate) fn rebuild_sql(table: &'static str, key: &'static str, all_shares: &str) -> String {
     let sums = sum_columns();
     let summed: Vec<String> = sums.iter().map(|c| format!("sum({c})")).collect();
     format!(
@@ -357,7 +386,7 @@ pub(crate) fn relink_sql(source: &str) -> String {
 
 /// The shares of the closes in `scope`, per cell. On PostgreSQL the scope's
 /// catalog rows are locked first (in id order), so writers of one video queue.
-pub(crate) async fn shares<D: Dialect>(
+pub(crate) async fn shares<D: ScopeDialect>(
     tx: &mut Tx<D>,
     scope: &Scope,
 ) -> Result<Shares, StoreError> {
@@ -365,8 +394,8 @@ pub(crate) async fn shares<D: Dialect>(
         return Ok(Shares::new());
     }
     D::lock_scope(&mut *tx, scope).await?;
-    let org = D::typed(&format!("${}", D::SCOPE_PARAMS + 1), "UUID");
-    let sql = shares_sql::<D>(D::SCOPE_TABLE, &org);
+    let org_param = D::typed(&format!("${}", D::SCOPE_PARAMS + 1), "UUID");
+    let sql = shares_sql::<D>(D::SCOPE_TABLE, &org_param);
     let rows: Vec<ShareRow> = D::bind_scope(D::query(AssertSqlSafe(sql)), scope)
         .bind(scope.org)
         .fetch_all(&mut *tx)
@@ -375,7 +404,7 @@ pub(crate) async fn shares<D: Dialect>(
 }
 
 /// Moves the rollup by the shares of `scope` now minus `before`.
-pub(crate) async fn settle<D: Dialect>(
+pub(crate) async fn settle<D: ScopeDialect>(
     tx: &mut Tx<D>,
     scope: &Scope,
     before: Shares,
@@ -400,15 +429,18 @@ pub(crate) async fn settle<D: Dialect>(
 /// Recomputes the latest visible close (migration 0024) of every tracked
 /// video in `scope`, from its closes and tracking window as they are now;
 /// returns the organizations that see one.
-async fn settle_latest<D: Dialect>(tx: &mut Tx<D>, scope: &Scope) -> Result<Vec<Uuid>, StoreError> {
+async fn settle_latest<D: ScopeDialect>(
+    tx: &mut Tx<D>,
+    scope: &Scope,
+) -> Result<Vec<Uuid>, StoreError> {
     if scope.is_empty() {
         return Ok(Vec::new());
     }
-    let org = D::typed(&format!("${}", D::SCOPE_PARAMS + 1), "UUID");
+    let org_param = D::typed(&format!("${}", D::SCOPE_PARAMS + 1), "UUID");
     let forget = format!(
         "DELETE FROM latest_closes
          WHERE platform_video_id IN (SELECT s.pv FROM {source})
-           AND ({org} IS NULL OR organization_id = {org})",
+           AND ({org_param} IS NULL OR organization_id = {org_param})",
         source = D::SCOPE_TABLE,
     );
     D::bind_scope(D::query(AssertSqlSafe(forget)), scope)
@@ -417,7 +449,7 @@ async fn settle_latest<D: Dialect>(tx: &mut Tx<D>, scope: &Scope) -> Result<Vec<
         .await?;
     let keep = format!(
         "{} RETURNING organization_id",
-        latest_sql::<D>(D::SCOPE_TABLE, &org)
+        latest_sql::<D>(D::SCOPE_TABLE, &org_param)
     );
     let seen: Vec<(Uuid,)> = D::bind_scope(D::query(AssertSqlSafe(keep)), scope)
         .bind(scope.org)
@@ -428,8 +460,8 @@ async fn settle_latest<D: Dialect>(tx: &mut Tx<D>, scope: &Scope) -> Result<Vec<
 
 /// Inserts the latest visible close of the tracked videos of the catalog
 /// videos `source` yields (rows `pv`, as for [`shares_sql`]), of the
-/// organization `org` (an SQL expression; NULL: every organization).
-pub(crate) fn latest_sql<D: Dialect>(source: &str, org: &str) -> String {
+/// organization `org_param` (an SQL expression; NULL: every organization).
+pub(crate) fn latest_sql<D: Dialect>(source: &str, org_param: &str) -> String {
     let last: Vec<String> = METRICS.iter().map(|m| format!("c.last_{m}")).collect();
     let columns: Vec<String> = METRICS.iter().map(|m| format!("last_{m}")).collect();
     format!(
@@ -444,7 +476,7 @@ pub(crate) fn latest_sql<D: Dialect>(source: &str, org: &str) -> String {
                                            AND m.organization_id = tv.organization_id
                                            AND m.day >= {start} AND m.day <= {end}
                                          ORDER BY m.day DESC LIMIT 1)
-         WHERE ({org} IS NULL OR tv.organization_id = {org})",
+         WHERE ({org_param} IS NULL OR tv.organization_id = {org_param})",
         columns = columns.join(", "),
         last = last.join(", "),
         start = D::day_of("tv.tracking_started_at"),
@@ -499,6 +531,20 @@ pub(crate) async fn apply<D: Dialect>(
                 .execute(&mut *conn)
                 .await?;
         }
+    }
+    Ok(())
+}
+
+/// Rebuilds the rollup when a migration queued it (the `store_tasks` row
+/// `rebuild_analytics`, migrations 0003 and 0013), taking the row: the
+/// rebuild runs once.
+pub(crate) async fn rebuild_if_queued<D: Dialect>(conn: &mut Conn<D>) -> Result<(), StoreError> {
+    let pending: Option<String> =
+        D::query("DELETE FROM store_tasks WHERE name = 'rebuild_analytics' RETURNING name")
+            .fetch_scalar_optional(&mut *conn)
+            .await?;
+    if pending.is_some() {
+        rebuild::<D>(conn).await?;
     }
     Ok(())
 }

@@ -1,18 +1,47 @@
-//! How one SQL text serves both backends.
+//! How one SQL text serves both backends: the store's ground floor, which
+//! knows no table and no feature.
 //!
 //! Every storage role is written once, as `impl<D: Dialect> …Store for
 //! SqlStore<D>`, with SQL texts that use `$n` parameters (which SQLite binds
-//! natively). [`Dialect`] is the small, explicit list of what truly differs
-//! between SQLite and PostgreSQL: how a write transaction begins, the spelling
-//! of a few expressions (days, casts, `greatest`), row locks and `SKIP LOCKED`
-//! claims, and the few statements whose shape differs (JSON versus array
-//! aggregation, partitions), which each backend implements in its own module
-//! (`sqlite/`, `postgres/`).
+//! natively). [`Dialect`] is the small, explicit list of how SQLite and
+//! PostgreSQL spell SQL and run it: how a write transaction begins, a few
+//! expressions (days, casts, `greatest`), row locks and `SKIP LOCKED` claims,
+//! and the sqlx plumbing that binds values and runs statements. A feature
+//! whose statements differ in shape between the backends (the video record,
+//! the rollup's scope, the analytics answer, the observations' housekeeping)
+//! has its own small `…Dialect` trait beside it, which each backend
+//! implements in its own module (`sqlite/`, `postgres/`); `backend.rs`
+//! gathers them.
 //!
 //! A query is built with [`Dialect::query`] and bound with [`Query::bind`];
 //! a value can be bound when both backends can encode it ([`Bind`]), and a row
 //! type can be read when both can decode it ([`Record`]). This is what keeps the
 //! generic code free of sqlx's per-database bounds: they are checked once, here.
+//!
+//! # Values are bound, never written into SQL text
+//!
+//! A value (anything a request, a user or a row supplies) always goes
+//! through a bind: [`Query::bind`], [`Builder::push_bind`] and its kin. SQL
+//! text is only ever made of fragments the code itself holds:
+//!
+//! - a `&'static str`: [`Dialect::query`] and [`Builder::push`] take one
+//!   as it is (sqlx's [`SqlSafeStr`]);
+//! - text assembled at run time with `format!` from such fragments
+//!   (constants, the `Dialect`'s spellings, column and table names from
+//!   the code's fixed lists, clauses written from those) and from numbers
+//!   the code generated (parameter indexes like `$3`, a page's `LIMIT`,
+//!   dates in a partition's name: a number cannot spell SQL). Such text
+//!   must be marked [`sqlx::AssertSqlSafe`] to reach the database, so
+//!   every place where it does is marked. Helpers that write a fragment
+//!   take its parts as `&'static str` where they can
+//!   ([`Dialect::day_of`], [`Dialect::row_lock_of`], [`Dialect::typed`]'s
+//!   type).
+//!
+//! The unit test in `sql_guard.rs` holds the rule over every source file of
+//! the store: it fails on a `format!` that interpolates something not on
+//! its list of known fragments (or of a fragment's shape), and on an
+//! `AssertSqlSafe` around anything but a `format!` or a known assembled
+//! text.
 
 use std::future::Future;
 
@@ -21,7 +50,6 @@ use sqlx::sqlite::SqliteRow;
 use sqlx::{Database, Encode, FromRow, Pool, Postgres, SqlSafeStr, SqlStr, Sqlite, Type};
 
 use crate::StoreError;
-use crate::rollup::Scope;
 
 /// A value both backends can bind.
 pub(crate) trait Bind<'t>:
@@ -52,13 +80,12 @@ pub(crate) type Conn<D> = <D as Database>::Connection;
 /// A transaction of backend `D`.
 pub(crate) type Tx<D> = sqlx::Transaction<'static, D>;
 
-/// What differs between the two backends. Implemented by [`sqlx::Sqlite`] and
-/// [`sqlx::Postgres`] themselves.
+/// How each backend spells SQL and runs it. Implemented by [`sqlx::Sqlite`]
+/// and [`sqlx::Postgres`] themselves.
 ///
 /// The provided items are the spelling of standard SQL on a database without
 /// row locks; a backend overrides only where it differs (SQLite: the write
-/// transaction, `max`/`min`, the analytics result as one JSON value;
-/// PostgreSQL: locks, casts).
+/// transaction, `max`/`min`; PostgreSQL: locks, casts).
 pub(crate) trait Dialect: Database {
     /// Which backend this is.
     const BACKEND: crate::Backend;
@@ -89,7 +116,7 @@ pub(crate) trait Dialect: Database {
     /// on to write only the row of the one named `alias`: PostgreSQL's
     /// `FOR UPDATE OF alias` (the joined rows stay unlocked); SQLite's one
     /// writer needs none.
-    fn row_lock_of(alias: &str) -> String {
+    fn row_lock_of(alias: &'static str) -> String {
         match Self::ROW_LOCK {
             "" => String::new(),
             lock => format!("{lock} OF {alias}"),
@@ -102,86 +129,16 @@ pub(crate) trait Dialect: Database {
     /// the organization.
     const ORG_LOCK: &'static str = "";
 
-    /// The table `s (pv, from_day)` of a [`Scope`]'s rows, read from the
-    /// first [`Dialect::SCOPE_PARAMS`] parameters ([`Dialect::bind_scope`]).
-    const SCOPE_TABLE: &'static str;
-
-    /// How many parameters [`Dialect::SCOPE_TABLE`] takes.
-    const SCOPE_PARAMS: usize;
-
-    /// The row of a video record: its tags and in-window history as JSON on
-    /// SQLite, as arrays from one lateral pass on PostgreSQL (each backend's
-    /// `record` module).
-    type RecordRow: for<'r> sqlx::FromRow<'r, <Self as Database>::Row>
-        + crate::rows::IntoRecord
-        + Send
-        + Unpin;
-
-    /// What a video record selects ([`crate::rows::IntoRecord::COLUMNS`]).
-    const RECORD_COLUMNS: &'static str = <Self::RecordRow as crate::rows::IntoRecord>::COLUMNS;
-
-    /// What a record's `FROM` joins beyond `tv` and `pv`.
-    const RECORD_JOIN: &'static str = <Self::RecordRow as crate::rows::IntoRecord>::JOIN;
-
     /// The UTC day of a timestamp column.
-    fn day_of(column: &str) -> String;
-
-    /// Runs a query selecting [`Dialect::RECORD_COLUMNS`]; its records as at `now`.
-    fn fetch_records(
-        query: Query<Self>,
-        conn: &mut Conn<Self>,
-        now: chrono::DateTime<chrono::Utc>,
-    ) -> impl Future<Output = Result<Vec<crate::VideoRecord>, StoreError>> + Send;
-
-    /// Runs an analytics statement ([`crate::analytics::query_sql`]) with the
-    /// values `bind` binds; its rows, days ascending (as the statement
-    /// orders them).
-    fn fetch_analytics(
-        sql: &str,
-        bind: impl FnOnce(Query<Self>) -> Query<Self> + Send,
-        conn: &mut Conn<Self>,
-    ) -> impl Future<Output = Result<Vec<crate::AnalyticsRow>, StoreError>> + Send {
-        async move {
-            let rows: Vec<crate::analytics::AggRow> =
-                bind(Self::query(sqlx::AssertSqlSafe(sql.to_owned())))
-                    .fetch_all(conn)
-                    .await?;
-            rows.into_iter()
-                .map(crate::AnalyticsRow::try_from)
-                .collect()
-        }
-    }
-
-    /// Binds `scope` to the parameters of [`Dialect::SCOPE_TABLE`].
-    fn bind_scope(query: Query<Self>, scope: &Scope) -> Query<Self>;
-
-    /// Locks the catalog rows of `scope` in id order, where the backend has
-    /// row locks: writers of one video then queue for each other.
-    /// The default, for a database with one writer at a time, locks nothing.
-    fn lock_scope(
-        conn: &mut Conn<Self>,
-        scope: &Scope,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send {
-        let _ = (conn, scope);
-        async { Ok(()) }
-    }
+    fn day_of(column: &'static str) -> String;
 
     /// Parameter `param` cast to the SQL type `ty` where PostgreSQL cannot
     /// infer it (a parameter used only in `IS NULL` tests, or in a `CASE`).
     /// The default leaves the parameter as it is.
-    fn typed(param: &str, ty: &str) -> String {
+    fn typed(param: &str, ty: &'static str) -> String {
         let _ = ty;
         param.to_owned()
     }
-
-    /// The observations' housekeeping ([`crate::OpsStore::housekeep_observations`]):
-    /// PostgreSQL's monthly partitions and the retention; SQLite's retention
-    /// by deletes, a day at a time.
-    fn housekeep_observations(
-        store: &SqlStore<Self>,
-        now: chrono::DateTime<chrono::Utc>,
-        retention: Option<chrono::Duration>,
-    ) -> impl Future<Output = Result<crate::ops::Housekeeping, StoreError>> + Send;
 
     /// Applies the backend's embedded migrations that `pool`'s database lacks.
     fn run_migrations(pool: &Pool<Self>) -> impl Future<Output = Result<(), StoreError>> + Send;
@@ -210,6 +167,15 @@ pub(crate) trait Dialect: Database {
         conn: &mut Conn<Self>,
     ) -> impl Future<Output = Result<Option<R>, StoreError>> + Send;
 
+    /// Runs `query`; every row it answers, as a row type only this backend
+    /// reads (one whose columns differ between the backends).
+    fn fetch_all_native<R>(
+        query: Query<Self>,
+        conn: &mut Conn<Self>,
+    ) -> impl Future<Output = Result<Vec<R>, StoreError>> + Send
+    where
+        R: for<'r> FromRow<'r, <Self as Database>::Row> + Send + Unpin;
+
     /// A query of `sql`, to bind and run.
     fn query(sql: impl SqlSafeStr) -> Query<Self> {
         Query {
@@ -222,37 +188,13 @@ pub(crate) trait Dialect: Database {
 }
 
 /// The items of [`Dialect`] whose text is the same for both backends though
-/// each resolves to its own types: the three ways to run a [`Query`] (each
-/// through the backend's sqlx executor), binding, migrations (the module's
-/// `MIGRATOR`) and observation housekeeping (the module's `housekeeping`).
-/// Expanded inside each `impl Dialect`.
+/// each resolves to its own types: the ways to run a [`Query`] (each
+/// through the backend's sqlx executor), binding, and migrations (the
+/// module's `MIGRATOR`). Expanded inside each `impl Dialect`.
 macro_rules! same_text_items {
     () => {
-        async fn housekeep_observations(
-            store: &SqlStore<Self>,
-            now: chrono::DateTime<chrono::Utc>,
-            retention: Option<chrono::Duration>,
-        ) -> Result<crate::ops::Housekeeping, StoreError> {
-            housekeeping::observations(store, now, retention).await
-        }
-
         async fn run_migrations(pool: &sqlx::Pool<Self>) -> Result<(), StoreError> {
             Ok(MIGRATOR.run(pool).await?)
-        }
-
-        async fn fetch_records(
-            query: Query<Self>,
-            conn: &mut Conn<Self>,
-            now: chrono::DateTime<chrono::Utc>,
-        ) -> Result<Vec<crate::VideoRecord>, StoreError> {
-            let (sql, args, persistent) = query.into_statement()?;
-            let rows: Vec<Self::RecordRow> = sqlx::query_as_with(sql, args)
-                .persistent(persistent)
-                .fetch_all(conn)
-                .await?;
-            rows.into_iter()
-                .map(|r| crate::rows::IntoRecord::into_record(r, now))
-                .collect()
         }
 
         async fn execute(query: Query<Self>, conn: &mut Conn<Self>) -> Result<u64, StoreError> {
@@ -283,6 +225,20 @@ macro_rules! same_text_items {
             Ok(sqlx::query_as_with(sql, args)
                 .persistent(persistent)
                 .fetch_optional(conn)
+                .await?)
+        }
+
+        async fn fetch_all_native<R>(
+            query: Query<Self>,
+            conn: &mut Conn<Self>,
+        ) -> Result<Vec<R>, StoreError>
+        where
+            R: for<'r> sqlx::FromRow<'r, <Self as sqlx::Database>::Row> + Send + Unpin,
+        {
+            let (sql, args, persistent) = query.into_statement()?;
+            Ok(sqlx::query_as_with(sql, args)
+                .persistent(persistent)
+                .fetch_all(conn)
                 .await?)
         }
 
@@ -417,9 +373,9 @@ pub(crate) struct Builder<D: Dialect> {
 
 impl<D: Dialect> Builder<D> {
     /// A statement starting with `sql`.
-    pub(crate) fn new(sql: &str) -> Self {
+    pub(crate) fn new(sql: impl SqlSafeStr) -> Self {
         Self {
-            sql: sql.to_owned(),
+            sql: sql.into_sql_str().as_str().to_owned(),
             args: Default::default(),
             binds: 0,
             error: None,
@@ -441,9 +397,10 @@ impl<D: Dialect> Builder<D> {
         self
     }
 
-    /// Appends SQL text.
-    pub(crate) fn push(&mut self, sql: &str) -> &mut Self {
-        self.sql.push_str(sql);
+    /// Appends SQL text: a `&'static str`, or text the code assembled,
+    /// marked [`sqlx::AssertSqlSafe`] (see the module's rule).
+    pub(crate) fn push(&mut self, sql: impl SqlSafeStr) -> &mut Self {
+        self.sql.push_str(sql.into_sql_str().as_str());
         self
     }
 
@@ -527,25 +484,6 @@ impl<D: Dialect> Tuple<'_, D> {
     }
 }
 
-/// Locks organization `org`'s row until commit where the backend has row
-/// locks ([`Dialect::ORG_LOCK`]), so a check made under it (a quota, a cap)
-/// holds when the transaction commits. SQLite's one writer needs nothing.
-pub(crate) async fn lock_org<D: Dialect>(
-    conn: &mut Conn<D>,
-    org: uuid::Uuid,
-) -> Result<(), StoreError> {
-    if !D::ORG_LOCK.is_empty() {
-        D::query(sqlx::AssertSqlSafe(format!(
-            "SELECT id FROM organizations WHERE id = $1 {}",
-            D::ORG_LOCK
-        )))
-        .bind(org)
-        .execute(conn)
-        .await?;
-    }
-    Ok(())
-}
-
 /// A store on backend `D`: every role is implemented once for it.
 #[derive(Debug)]
 pub(crate) struct SqlStore<D: Dialect> {
@@ -556,54 +494,6 @@ pub(crate) struct SqlStore<D: Dialect> {
     /// for SQLite's own lock would sleep in its busy handler, up to 100 ms a
     /// turn, however soon the lock frees); on PostgreSQL the pool itself.
     pub(crate) writer: Pool<D>,
-}
-
-#[async_trait::async_trait]
-impl<D: Dialect> crate::Store for SqlStore<D> {
-    fn backend(&self) -> crate::Backend {
-        D::BACKEND
-    }
-
-    async fn migrate(&self) -> Result<usize, StoreError> {
-        let applied = || async {
-            D::query("SELECT count(*) FROM _sqlx_migrations WHERE success")
-                .fetch_scalar::<i64>(&mut *self.read().await?)
-                .await
-                .map(|n| n.max(0) as usize)
-        };
-        let before = applied().await.unwrap_or(0);
-        D::run_migrations(&self.pool).await?;
-        let applied = applied().await.unwrap_or(0).saturating_sub(before);
-        let mut tx = self.write_tx().await?;
-        let pending: Option<String> =
-            D::query("DELETE FROM store_tasks WHERE name = 'rebuild_analytics' RETURNING name")
-                .fetch_scalar_optional(&mut *tx)
-                .await?;
-        if pending.is_some() {
-            crate::rollup::rebuild::<D>(&mut tx).await?;
-        }
-        tx.commit().await?;
-        Ok(applied)
-    }
-
-    async fn rebuild_analytics(&self) -> Result<(), StoreError> {
-        let mut tx = self.write_tx().await?;
-        crate::rollup::rebuild::<D>(&mut tx).await?;
-        tx.commit().await?;
-        Ok(())
-    }
-
-    async fn ping(&self) -> Result<(), StoreError> {
-        D::query("SELECT 1")
-            .execute(&mut *self.read().await?)
-            .await?;
-        Ok(())
-    }
-
-    async fn close(&self) {
-        self.writer.close().await;
-        self.pool.close().await;
-    }
 }
 
 impl<D: Dialect> SqlStore<D> {

@@ -143,7 +143,7 @@ pub async fn rollup_dump(url: &str) -> Result<Vec<String>, StoreError> {
 
 /// Puts the database back in the state the rollup migration leaves an
 /// existing one in: closes unlinked, rollup empty, its rebuild queued for the
-/// next `migrate`.
+/// next `run_queued_tasks` (which follows `migrate` in `open`).
 pub async fn forget_rollup(url: &str) -> Result<(), StoreError> {
     use sqlx::Connection;
     let prev: Vec<String> = crate::rollup::METRICS

@@ -10,7 +10,7 @@ use vidpulse_domain::OrgId;
 use super::{BloggerSummary, KnownCreator, ProfileRef, Tag};
 use crate::StoreError;
 use crate::creators::CreatorProfile;
-use crate::rows::parse_platform;
+use crate::error::parse_platform;
 use crate::sql::{Dialect, SqlStore};
 
 /// A tracked account with its creator, profile and videos summed.

@@ -6,7 +6,7 @@ use uuid::Uuid;
 use vidpulse_domain::OrgId;
 
 use crate::StoreError;
-use crate::rollup::{self, Scope};
+use crate::rollup::{self, Scope, ScopeDialect};
 use crate::sql::{Bind, Conn, Dialect, SqlStore, Tx};
 
 /// Untie a tracked account (`$1` of organization `$2`) from its videos and
@@ -121,7 +121,7 @@ pub(super) async fn delete<D: Dialect>(
 }
 
 /// [`crate::BloggerStore::delete_blogger_with_videos`].
-pub(super) async fn delete_with_videos<D: Dialect>(
+pub(super) async fn delete_with_videos<D: ScopeDialect>(
     store: &SqlStore<D>,
     org: OrgId,
     tracking_id: Uuid,

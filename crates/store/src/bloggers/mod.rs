@@ -1,10 +1,10 @@
 //! The dashboard's view of tracked creators ("bloggers"): the listing with a
 //! summary of their videos, and the settings their new videos inherit.
 //!
-//! The role is written once for both backends, by concern: the listing and
-//! the creators an organization knows (`listing`), a tracked account's
-//! settings and its removal (`manage`), tags (`tags`), and creator profiles
-//! (`profiles`).
+//! The role is written once for both backends (`store`), by concern: the
+//! listing and the creators an organization knows (`listing`), a tracked
+//! account's settings and its removal (`manage`), tags (`tags`), and creator
+//! profiles (`profiles`).
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -13,11 +13,11 @@ use vidpulse_domain::{OrgId, Platform};
 
 use crate::StoreError;
 use crate::creators::CreatorProfile;
-use crate::sql::{Dialect, SqlStore};
 
 mod listing;
 mod manage;
 mod profiles;
+mod store;
 mod tags;
 
 /// One tracked creator of an organization, with its videos summed.
@@ -208,83 +208,4 @@ pub trait BloggerStore {
         blogger_ids: &[Uuid],
         now: DateTime<Utc>,
     ) -> Result<Grouped, StoreError>;
-}
-
-#[async_trait]
-impl<D: Dialect> BloggerStore for SqlStore<D> {
-    async fn bloggers(&self, org: OrgId) -> Result<Vec<BloggerSummary>, StoreError> {
-        listing::bloggers(self, org).await
-    }
-
-    async fn set_blogger_campaign(
-        &self,
-        org: OrgId,
-        tracking_id: Uuid,
-        campaign: Option<&str>,
-        now: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        manage::set_setting(self, "campaign", org, tracking_id, campaign, now).await
-    }
-
-    async fn delete_blogger(&self, org: OrgId, tracking_id: Uuid) -> Result<bool, StoreError> {
-        manage::delete(self, org, tracking_id).await
-    }
-
-    async fn delete_blogger_with_videos(
-        &self,
-        org: OrgId,
-        tracking_id: Uuid,
-    ) -> Result<Option<u64>, StoreError> {
-        manage::delete_with_videos(self, org, tracking_id).await
-    }
-
-    async fn set_blogger_budget(
-        &self,
-        org: OrgId,
-        tracking_id: Uuid,
-        budget: Option<i64>,
-        now: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        manage::set_setting(self, "budget_per_video", org, tracking_id, budget, now).await
-    }
-
-    async fn tags(&self, org: OrgId) -> Result<Vec<Tag>, StoreError> {
-        tags::list(self, org).await
-    }
-
-    async fn create_tag(
-        &self,
-        org: OrgId,
-        name: &str,
-        now: DateTime<Utc>,
-    ) -> Result<(Tag, bool), StoreError> {
-        tags::create(self, org, name, now).await
-    }
-
-    async fn set_blogger_tags(
-        &self,
-        org: OrgId,
-        tracking_id: Uuid,
-        tag_ids: &[Uuid],
-    ) -> Result<SetTags, StoreError> {
-        tags::set_on_account(self, org, tracking_id, tag_ids).await
-    }
-
-    async fn known_creator(
-        &self,
-        org: OrgId,
-        creator_id: Uuid,
-    ) -> Result<Option<KnownCreator>, StoreError> {
-        listing::known_creator(self, org, creator_id).await
-    }
-
-    async fn group_bloggers(
-        &self,
-        org: OrgId,
-        into: GroupInto<'_>,
-        blogger_ids: &[Uuid],
-        now: DateTime<Utc>,
-    ) -> Result<Grouped, StoreError> {
-        profiles::group(self, org, into, blogger_ids, now).await
-    }
 }

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
+use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 use vidpulse_domain::OrgId;
 
@@ -97,9 +98,9 @@ pub(crate) async fn follower_gains<D: Dialect>(
     const ON_OR_BEFORE: &str = "(SELECT f.follower_count FROM creator_follower_days f
                                   WHERE f.creator_id = c.id AND f.day <= ";
     const LAST_FIRST: &str = " ORDER BY f.day DESC LIMIT 1)";
-    let mut q = Builder::<D>::new(&format!(
+    let mut q = Builder::<D>::new(AssertSqlSafe(format!(
         "SELECT c.id AS creator_id, {LATEST} AS latest, {EARLIEST} AS earliest, {ON_OR_BEFORE}"
-    ));
+    )));
     q.push_bind(today - Duration::days(7))
         .push(LAST_FIRST)
         .push(" AS base_7d, ")

@@ -5,13 +5,14 @@
 use std::collections::HashMap;
 
 use chrono::NaiveDate;
+use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 use vidpulse_domain::{OrgId, Platform};
 
 use super::TrackedAccount;
 use super::followers::{FollowerGains, follower_gains};
+use super::rows::{ACCOUNT_COLUMNS, AccountRow};
 use crate::StoreError;
-use crate::rows::{ACCOUNT_COLUMNS, AccountRow};
 use crate::sql::{Builder, Dialect, SqlStore};
 use crate::videos::Page;
 
@@ -59,7 +60,9 @@ pub(crate) async fn tracked_accounts<D: Dialect>(
     const FROM: &str = " FROM tracked_accounts ta JOIN creators c ON c.id = ta.creator_id
                         WHERE ta.organization_id = ";
     let mut conn = store.read().await?;
-    let mut count = Builder::<D>::new(&format!("SELECT CAST(count(*) AS BIGINT){FROM}"));
+    let mut count = Builder::<D>::new(AssertSqlSafe(format!(
+        "SELECT CAST(count(*) AS BIGINT){FROM}"
+    )));
     count.push_bind(org.0);
     push_filters(&mut count, query);
     let total: i64 = count.build().fetch_scalar(&mut *conn).await?;
@@ -67,7 +70,7 @@ pub(crate) async fn tracked_accounts<D: Dialect>(
     // Most recently tracked first: the organization's tracking of the
     // creator began at `ta.created_at` (a reactivation keeps it); the id
     // (time-ordered) breaks ties.
-    let mut page = Builder::<D>::new(&format!("SELECT {ACCOUNT_COLUMNS}{FROM}"));
+    let mut page = Builder::<D>::new(AssertSqlSafe(format!("SELECT {ACCOUNT_COLUMNS}{FROM}")));
     page.push_bind(org.0);
     push_filters(&mut page, query);
     page.push(" ORDER BY ta.created_at DESC, ta.id DESC LIMIT ")

@@ -511,6 +511,7 @@ pub(crate) fn discovery_note(result: &DiscoveryResult, skipped: usize) -> Option
 mod accounts;
 mod followers;
 mod listing;
+mod rows;
 mod store;
 pub(crate) use store::IN_FLIGHT;
 

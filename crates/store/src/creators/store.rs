@@ -15,12 +15,13 @@ use vidpulse_domain::names::{Handle, handle_key};
 use vidpulse_domain::plan::Limits;
 use vidpulse_domain::webhooks::EventType;
 
-use super::*;
-use crate::StoreError;
-use crate::rows::{
+use super::rows::{
     ACCOUNT_COLUMNS, AccountRow, ClaimedJobRow, DUE_DISCOVERY_COLUMNS, DueDiscoveryRow,
     JOB_COLUMNS, JobRow,
 };
+use super::*;
+use crate::StoreError;
+use crate::rollup::ScopeDialect;
 use crate::sql::{Dialect, SqlStore, Tx};
 use crate::videos::{Page, QuotaPolicy, TrackBatch, TrackOutcome, track_in, videos_in_use};
 use crate::webhooks::Subscribers;
@@ -29,7 +30,7 @@ use crate::webhooks::Subscribers;
 pub(crate) const IN_FLIGHT: &str = "status IN ('queued', 'processing')";
 
 #[async_trait]
-impl<D: Dialect> CreatorStore for SqlStore<D> {
+impl<D: ScopeDialect> CreatorStore for SqlStore<D> {
     async fn start_creator_job(&self, job: &NewCreatorJob) -> Result<StartJob, StoreError> {
         let mut tx = self.write_tx().await?;
         let (plan, quota, cap): (String, Option<i64>, Option<i64>) =
@@ -612,7 +613,7 @@ async fn load_job<D: Dialect>(
 }
 
 /// Tracks what the quota allows; returns (newly tracked, skipped).
-async fn track_what_fits<D: Dialect>(
+async fn track_what_fits<D: ScopeDialect>(
     tx: &mut Tx<D>,
     batch: &TrackBatch,
     reason: &str,

@@ -3,10 +3,21 @@
 //! before it dropped and the rest of what is too old deleted.
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, TimeZone, Utc};
+use sqlx::Postgres;
 
 use super::PgStore;
 use crate::StoreError;
-use crate::ops::{Housekeeping, delete_readings_before};
+use crate::ops::{Housekeeping, HousekeepingDialect, delete_readings_before};
+
+impl HousekeepingDialect for Postgres {
+    async fn housekeep_observations(
+        store: &PgStore,
+        now: DateTime<Utc>,
+        retention: Option<Duration>,
+    ) -> Result<Housekeeping, StoreError> {
+        observations(store, now, retention).await
+    }
+}
 
 /// Months ahead of the current one that always have their partition.
 const MONTHS_AHEAD: u32 = 3;
@@ -36,7 +47,7 @@ fn utc_midnight(d: NaiveDate) -> DateTime<Utc> {
 
 /// Creates the partitions of this month and the next three when missing;
 /// applies the retention.
-pub(super) async fn observations(
+async fn observations(
     store: &PgStore,
     now: DateTime<Utc>,
     retention: Option<Duration>,
@@ -45,15 +56,15 @@ pub(super) async fn observations(
     let mut done = Housekeeping::default();
     let mut month = first_of_month(now.date_naive());
     for _ in 0..=MONTHS_AHEAD {
-        let name = partition_name(month);
+        let partition = partition_name(month);
         let exists: bool = sqlx::query_scalar("SELECT to_regclass($1) IS NOT NULL")
-            .bind(&name)
+            .bind(&partition)
             .fetch_one(pool)
             .await?;
         if !exists {
             // Names and bounds are made here from dates, never from input.
             let ddl = format!(
-                "CREATE TABLE IF NOT EXISTS {name} PARTITION OF observations
+                "CREATE TABLE IF NOT EXISTS {partition} PARTITION OF observations
                  FOR VALUES FROM ('{}') TO ('{}')",
                 utc_midnight(month).to_rfc3339(),
                 utc_midnight(next_month(month)).to_rfc3339()
@@ -63,7 +74,7 @@ pub(super) async fn observations(
                 // Rows of that month already sit in the default partition
                 // (imported ahead of time): they stay there.
                 Err(e) => {
-                    tracing::warn!(partition = %name, error = %e, "observation partition not created")
+                    tracing::warn!(partition = %partition, error = %e, "observation partition not created")
                 }
             }
         }
@@ -79,8 +90,8 @@ pub(super) async fn observations(
     )
     .fetch_all(pool)
     .await?;
-    for name in partitions {
-        if let Some(month) = partition_month(&name)
+    for partition in partitions {
+        if let Some(month) = partition_month(&partition)
             && utc_midnight(next_month(month)) <= cutoff
         {
             // The videos whose readings go move their revision in
@@ -89,13 +100,15 @@ pub(super) async fn observations(
             let mut tx = pool.begin().await?;
             sqlx::query(sqlx::AssertSqlSafe(format!(
                 "UPDATE platform_videos SET revision = revision + 1
-                 WHERE id IN (SELECT DISTINCT platform_video_id FROM {name})"
+                 WHERE id IN (SELECT DISTINCT platform_video_id FROM {partition})"
             )))
             .execute(&mut *tx)
             .await?;
-            sqlx::query(sqlx::AssertSqlSafe(format!("DROP TABLE IF EXISTS {name}")))
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query(sqlx::AssertSqlSafe(format!(
+                "DROP TABLE IF EXISTS {partition}"
+            )))
+            .execute(&mut *tx)
+            .await?;
             tx.commit().await?;
             done.partitions_dropped += 1;
         }

@@ -11,12 +11,13 @@ use std::time::Duration;
 use sqlx::Postgres;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 
-use crate::rollup::Scope;
+use crate::analytics::AnalyticsDialect;
 use crate::sql::{Bind, Conn, Dialect, Query, Record, SqlStore};
 use crate::{StoreConfig, StoreError};
 
 mod housekeeping;
 mod record;
+mod rollup;
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
@@ -58,31 +59,17 @@ impl Dialect for Postgres {
     const CLAIM_LOCK: &'static str = "FOR UPDATE SKIP LOCKED";
     const ROW_LOCK: &'static str = "FOR UPDATE";
     const ORG_LOCK: &'static str = "FOR NO KEY UPDATE";
-    const SCOPE_TABLE: &'static str = "unnest($1::BIGINT[], $2::DATE[]) AS s(pv, from_day)";
-    const SCOPE_PARAMS: usize = 2;
-    type RecordRow = record::VideoArrayRow;
 
     crate::sql::same_text_items!();
 
-    fn day_of(column: &str) -> String {
+    fn day_of(column: &'static str) -> String {
         format!("(({column}) AT TIME ZONE 'UTC')::DATE")
     }
 
-    fn typed(param: &str, ty: &str) -> String {
+    fn typed(param: &str, ty: &'static str) -> String {
         format!("{param}::{ty}")
     }
-
-    fn bind_scope(query: Query<Self>, scope: &Scope) -> Query<Self> {
-        query
-            .bind_native(|a| sqlx::Arguments::add(a, scope.ids()))
-            .bind_native(|a| sqlx::Arguments::add(a, scope.days()))
-    }
-
-    async fn lock_scope(conn: &mut Conn<Self>, scope: &Scope) -> Result<(), StoreError> {
-        sqlx::query("SELECT id FROM platform_videos WHERE id = ANY($1) ORDER BY id FOR UPDATE")
-            .bind(scope.ids())
-            .execute(conn)
-            .await?;
-        Ok(())
-    }
 }
+
+/// Analytics rows are read as they come (binary protocol, no text to parse).
+impl AnalyticsDialect for Postgres {}

@@ -2,13 +2,17 @@
 //! column of the readings, from one lateral pass.
 
 use chrono::{DateTime, Utc};
+use sqlx::Postgres;
 use vidpulse_domain::{Counters, Observation};
 
 use crate::StoreError;
-use crate::rows::{IntoRecord, VideoRow, corrupt, record_head, visible_readings};
-use crate::videos::VideoRecord;
+use crate::error::corrupt;
 
-/// The columns of a [`crate::rows::VideoArrayRow`]: a tracked video `tv` joined with its
+use crate::videos::{
+    IntoRecord, RecordDialect, VideoRecord, VideoRow, record_head, visible_readings,
+};
+
+/// The columns of a [`VideoArrayRow`]: a tracked video `tv` joined with its
 /// catalog row `pv`, its tags, and its in-window history `h` (joined by
 /// [`HISTORY_JOIN`]) as one array per column of the readings.
 const RECORD_COLUMNS: &str = concat!(
@@ -49,6 +53,10 @@ pub(crate) struct VideoArrayRow {
     pub history_comments: Option<Vec<Option<i64>>>,
     pub history_reposts: Option<Vec<Option<i64>>>,
     pub history_saves: Option<Vec<Option<i64>>>,
+}
+
+impl RecordDialect for Postgres {
+    type RecordRow = VideoArrayRow;
 }
 
 impl IntoRecord for VideoArrayRow {

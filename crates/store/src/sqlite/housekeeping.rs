@@ -3,14 +3,25 @@
 //! write transaction so writers are never held up long.
 
 use chrono::{DateTime, Duration, Utc};
+use sqlx::Sqlite;
 
 use super::SqliteStore;
 use crate::StoreError;
-use crate::ops::{Housekeeping, delete_readings_before};
+use crate::ops::{Housekeeping, HousekeepingDialect, delete_readings_before};
+
+impl HousekeepingDialect for Sqlite {
+    async fn housekeep_observations(
+        store: &SqliteStore,
+        now: DateTime<Utc>,
+        retention: Option<Duration>,
+    ) -> Result<Housekeeping, StoreError> {
+        observations(store, now, retention).await
+    }
+}
 
 /// Deletes observations captured before `now - retention`, each day's
 /// rows in a write transaction of their own (queued with the others).
-pub(super) async fn observations(
+async fn observations(
     store: &SqliteStore,
     now: DateTime<Utc>,
     retention: Option<Duration>,

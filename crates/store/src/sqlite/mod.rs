@@ -8,15 +8,13 @@ use std::time::Duration;
 use sqlx::Sqlite;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
-use crate::AnalyticsRow;
-use crate::analytics::AggRow;
-use crate::rollup::Scope;
 use crate::sql::{Bind, Conn, Dialect, Query, Record, SqlStore};
 use crate::{StoreConfig, StoreError};
-use sqlx::AssertSqlSafe;
 
+mod analytics;
 mod housekeeping;
 mod record;
+mod rollup;
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 
@@ -76,48 +74,10 @@ impl Dialect for Sqlite {
     const BEGIN_WRITE: &'static str = "BEGIN IMMEDIATE";
     const GREATEST: &'static str = "max";
     const LEAST: &'static str = "min";
-    const SCOPE_TABLE: &'static str =
-        "(SELECT json_extract(value, '$[0]') AS pv, json_extract(value, '$[1]') AS from_day
-          FROM json_each($1)) s";
-    const SCOPE_PARAMS: usize = 1;
-    type RecordRow = record::VideoJsonRow;
 
     crate::sql::same_text_items!();
 
-    fn day_of(column: &str) -> String {
+    fn day_of(column: &'static str) -> String {
         format!("substr({column}, 1, 10)")
-    }
-
-    /// The result comes back as one JSON array built in the database: sqlx
-    /// hands SQLite rows from its worker thread one message each (about 3 µs
-    /// a row); a per-creator daily answer is 60,000 rows at 100,000 videos,
-    /// so one value instead of 60,000 is the difference between 230 ms and a
-    /// few tens (BENCHMARKS.md).
-    async fn fetch_analytics(
-        sql: &str,
-        bind: impl FnOnce(Query<Self>) -> Query<Self> + Send,
-        conn: &mut Conn<Self>,
-    ) -> Result<Vec<AnalyticsRow>, StoreError> {
-        let sql = format!(
-            "SELECT json_group_array(json_array(day, platform, author, campaign,
-                                                views, likes, comments, reposts, saves))
-             FROM ({sql})"
-        );
-        let json: String = bind(Self::query(AssertSqlSafe(sql)))
-            .fetch_scalar(conn)
-            .await?;
-        let rows: Vec<AggRow> = serde_json::from_str(&json)
-            .map_err(|e| StoreError::Corrupt(format!("analytics result: {e}")))?;
-        let mut out = rows
-            .into_iter()
-            .map(AnalyticsRow::try_from)
-            .collect::<Result<Vec<_>, StoreError>>()?;
-        // An aggregate's input order is not guaranteed: days ascend by sort.
-        out.sort_by_key(|r| r.day);
-        Ok(out)
-    }
-
-    fn bind_scope(query: Query<Self>, scope: &Scope) -> Query<Self> {
-        query.bind(scope.json())
     }
 }

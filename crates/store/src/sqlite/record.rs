@@ -2,13 +2,17 @@
 //! database (one value per record instead of one row per reading).
 
 use chrono::{DateTime, Utc};
+use sqlx::Sqlite;
 use vidpulse_domain::{Counters, Observation};
 
 use crate::StoreError;
-use crate::rows::{IntoRecord, VideoRow, corrupt, record_head, visible_readings};
-use crate::videos::VideoRecord;
+use crate::error::corrupt;
 
-/// The columns of a [`crate::rows::VideoJsonRow`]: a tracked video `tv`
+use crate::videos::{
+    IntoRecord, RecordDialect, VideoRecord, VideoRow, record_head, visible_readings,
+};
+
+/// The columns of a [`VideoJsonRow`]: a tracked video `tv`
 /// joined with its catalog row `pv`, its tags as JSON, and the in-window
 /// history `tv`'s organization sees (the platform's readings, and its own
 /// imports at instants the platform has none) as JSON (`[at, views, likes,
@@ -33,6 +37,10 @@ pub(crate) struct VideoJsonRow {
     pub video: VideoRow,
     pub tags_json: Option<String>,
     pub history_json: Option<String>,
+}
+
+impl RecordDialect for Sqlite {
+    type RecordRow = VideoJsonRow;
 }
 
 /// One reading as the history's JSON array carries it (the time borrowed

@@ -3,6 +3,7 @@
 //! its daily closes within the organization's tracking window. The listing
 //! sorts by it and the leaderboard of videos ranks by it.
 
+use sqlx::AssertSqlSafe;
 use vidpulse_domain::analytics::{DateRange, Metric, Metrics};
 use vidpulse_domain::{OrgId, VideoId};
 
@@ -37,28 +38,28 @@ pub(crate) fn push_gain<D: Dialect>(b: &mut Builder<D>, metric: Metric, window: 
         .push_bind(window.from)
         .push(" THEN NULL ELSE (CASE WHEN lc.day <= ")
         .push_bind(window.to)
-        .push(&format!(
+        .push(AssertSqlSafe(format!(
             " THEN coalesce(lc.last_{m}, 0) ELSE (SELECT coalesce(c.last_{m}, 0) FROM daily_closes c
                WHERE {visible} AND c.day <= {end} AND c.day >= ",
             end = D::day_of("tv.tracking_ends_at"),
-        ))
+        )))
         .push_bind(window.from)
         .push(" AND c.day <= ")
         .push_bind(window.to)
-        .push(&format!(
+        .push(AssertSqlSafe(format!(
             " ORDER BY c.day DESC LIMIT 1) END) - (CASE WHEN {start} > "
-        ))
+        )))
         .push_bind(window.from)
-        .push(&format!(
+        .push(AssertSqlSafe(format!(
             " THEN 0 ELSE coalesce((SELECT coalesce(c.last_{m}, 0) FROM daily_closes c
                        WHERE {visible} AND c.day < "
-        ))
+        )))
         .push_bind(window.from)
-        .push(&format!(
+        .push(AssertSqlSafe(format!(
             " ORDER BY c.day DESC LIMIT 1),
                       (SELECT coalesce(c.first_{m}, 0) FROM daily_closes c
                        WHERE {visible} AND c.day = "
-        ))
+        )))
         .push_bind(window.from)
         .push("), 0) END) END)");
 }

@@ -1,10 +1,7 @@
 //! Tracked videos: tracking URLs, listing, reading and annotating them.
 
-use std::sync::OnceLock;
-
 use async_trait::async_trait;
 use chrono::{DateTime, Days, Duration, NaiveDate, NaiveTime, Utc};
-use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 use vidpulse_domain::analytics::{DateRange, Metric, Metrics};
 use vidpulse_domain::names::TagName;
@@ -12,7 +9,6 @@ use vidpulse_domain::patch::{VideoPatch, VideoStatus, WorkflowStatus};
 use vidpulse_domain::{ApiKeyId, Counters, Observation, OrgId, Plan, Platform, VideoId, VideoRef};
 
 use crate::StoreError;
-use crate::sql::{Dialect, Query};
 
 /// A request to start tracking videos for an organization.
 #[derive(Debug, Clone)]
@@ -161,68 +157,6 @@ pub enum VideoLookup {
     Id(VideoId),
     /// By the platform's id (the most recently tracked when two platforms share it).
     ExternalId(String),
-}
-
-/// The parts of a video record's statement that differ between backends
-/// ([`Dialect::RECORD_COLUMNS`], [`Dialect::RECORD_JOIN`]).
-pub(crate) struct RecordParts {
-    /// What the record selects.
-    pub columns: &'static str,
-    /// What its `FROM` joins beyond `tv` and `pv`.
-    pub join: &'static str,
-}
-
-/// A statement finding one tracked video, by id and by external id: `make`
-/// writes it from the backend's [`RecordParts`] and the lookup's condition
-/// (on `tv.organization_id` bound first, the key second), once per backend
-/// and lookup, on first use.
-pub(crate) struct StatementsByLookup {
-    make: fn(&RecordParts, &str) -> String,
-    conditions: [&'static str; 2],
-    /// Per backend, per lookup.
-    made: [[OnceLock<String>; 2]; 2],
-}
-
-impl StatementsByLookup {
-    /// Statements `make` writes from the conditions by id and by external id.
-    pub(crate) const fn new(
-        make: fn(&RecordParts, &str) -> String,
-        by_id: &'static str,
-        by_external_id: &'static str,
-    ) -> Self {
-        Self {
-            make,
-            conditions: [by_id, by_external_id],
-            made: [
-                [OnceLock::new(), OnceLock::new()],
-                [OnceLock::new(), OnceLock::new()],
-            ],
-        }
-    }
-
-    /// The query finding `lookup` among `org`'s videos, bound.
-    pub(crate) fn query<D: Dialect>(&'static self, org: OrgId, lookup: &VideoLookup) -> Query<D> {
-        let by = match lookup {
-            VideoLookup::Id(_) => 0,
-            VideoLookup::ExternalId(_) => 1,
-        };
-        let backend = match D::BACKEND {
-            crate::Backend::Sqlite => 0,
-            crate::Backend::Postgres => 1,
-        };
-        let sql = self.made[backend][by].get_or_init(|| {
-            let parts = RecordParts {
-                columns: D::RECORD_COLUMNS,
-                join: D::RECORD_JOIN,
-            };
-            (self.make)(&parts, self.conditions[by])
-        });
-        let query = D::query(AssertSqlSafe(sql.as_str())).bind(org.0);
-        match lookup {
-            VideoLookup::Id(id) => query.bind(id.0),
-            VideoLookup::ExternalId(external_id) => query.bind(external_id.as_str()),
-        }
-    }
 }
 
 impl From<(Uuid, i64, i64)> for RecordStamp {
@@ -585,7 +519,11 @@ pub(crate) fn quota_day(now: DateTime<Utc>) -> (NaiveDate, DateTime<Utc>) {
 }
 
 mod gains;
+mod record;
 mod store;
 mod track;
 
+pub(crate) use record::{
+    IntoRecord, RecordDialect, StatementsByLookup, VideoRow, record_head, visible_readings,
+};
 pub(crate) use track::{track_in, videos_in_use};

@@ -12,19 +12,18 @@ use vidpulse_domain::{OrgId, VideoId};
 
 use super::*;
 use crate::StoreError;
-use crate::rollup::{self, Scope};
-use crate::rows::{list_order, state_name};
+use crate::rollup::{self, Scope, ScopeDialect};
 use crate::sql::Builder;
 use crate::sql::{Dialect, SqlStore, Tx};
 
 /// The statements of [`VideoStore::video`].
 static READ_VIDEO: StatementsByLookup = StatementsByLookup::new(
-    |record, lookup| {
+    |record, condition| {
         format!(
             "SELECT {columns}
              FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
              {join}
-             WHERE tv.organization_id = $1 AND {lookup}",
+             WHERE tv.organization_id = $1 AND {condition}",
             columns = record.columns,
             join = record.join,
         )
@@ -35,11 +34,11 @@ static READ_VIDEO: StatementsByLookup = StatementsByLookup::new(
 
 /// The statements of [`VideoStore::record_stamp`].
 static READ_STAMP: StatementsByLookup = StatementsByLookup::new(
-    |_, lookup| {
+    |_, condition| {
         format!(
             "SELECT tv.id, tv.revision, pv.revision
              FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
-             WHERE tv.organization_id = $1 AND {lookup}"
+             WHERE tv.organization_id = $1 AND {condition}"
         )
     },
     BY_ID,
@@ -52,7 +51,7 @@ const BY_ID: &str = "tv.id = $2";
 const BY_EXTERNAL_ID: &str = "pv.external_id = $2 ORDER BY tv.created_at DESC LIMIT 1";
 
 #[async_trait]
-impl<D: Dialect> VideoStore for SqlStore<D> {
+impl<D: RecordDialect + ScopeDialect> VideoStore for SqlStore<D> {
     async fn track_videos(&self, batch: TrackBatch) -> Result<TrackOutcome, StoreError> {
         let mut tx = self.write_tx().await?;
         let outcome = track_in(&mut tx, &batch, "video_track", QuotaPolicy::AllOrNothing).await?;
@@ -72,7 +71,7 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
         // gained sort measures each matching video), then the wide columns
         // (tags, history) of those rows only; the count beside it.
         let mut page = page_ids::<D>(org, query, now);
-        page.push(&format!(
+        page.push(AssertSqlSafe(format!(
             " SELECT {columns}
                  FROM page JOIN tracked_videos tv ON tv.id = page.page_id
                  JOIN platform_videos pv ON pv.id = tv.platform_video_id
@@ -81,7 +80,7 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
             columns = D::RECORD_COLUMNS,
             join = D::RECORD_JOIN,
             order = list_order(query, "page.page_gain"),
-        ));
+        )));
         let items = async {
             let mut conn = self.read().await?;
             D::fetch_records(page.build(), &mut conn, now).await
@@ -108,12 +107,12 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
         } else {
             page.push(", CAST(NULL AS BIGINT)");
         }
-        page.push(&format!(
+        page.push(AssertSqlSafe(format!(
             " FROM page JOIN tracked_videos tv ON tv.id = page.page_id
                  JOIN platform_videos pv ON pv.id = tv.platform_video_id
                  ORDER BY {order}",
             order = list_order(query, "page.page_gain"),
-        ));
+        )));
         let rows = async {
             let mut conn = self.read().await?;
             let rows: Vec<(Uuid, i64, i64, Option<i64>)> =
@@ -149,14 +148,14 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut read = Builder::<D>::new(&format!(
+        let mut read = Builder::<D>::new(AssertSqlSafe(format!(
             "SELECT {columns}
              FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id
              {join}
              WHERE tv.organization_id = ",
             columns = D::RECORD_COLUMNS,
             join = D::RECORD_JOIN,
-        ));
+        )));
         read.push_bind(org.0)
             .push(" AND tv.id IN (")
             .push_list(ids.iter().map(|id| id.0))
@@ -240,7 +239,7 @@ impl<D: Dialect> VideoStore for SqlStore<D> {
             .filter_map(|&(id, gains)| {
                 let (_, external_id, title, url, platform, author) = rows.remove(&id)?;
                 Some(
-                    crate::rows::parse_platform(&platform).map(|platform| TopVideo {
+                    crate::error::parse_platform(&platform).map(|platform| TopVideo {
                         video_id: id,
                         external_id,
                         title,
@@ -436,7 +435,7 @@ async fn find_video<D: Dialect>(
 
 /// Applies a validated PATCH to one found video, inside the caller's
 /// transaction.
-async fn patch_in<D: Dialect>(
+async fn patch_in<D: ScopeDialect>(
     tx: &mut Tx<D>,
     org: OrgId,
     video: FoundVideo,
@@ -565,12 +564,12 @@ fn page_ids<D: Dialect>(org: OrgId, query: &ListQuery, now: DateTime<Utc>) -> Bu
     // then plan a prepared listing once (a generic plan) where an unknown
     // LIMIT kept it planning every execution anew (0.25 ms of planning for
     // 0.1 ms of work on the unfiltered page).
-    page.push(&format!(
+    page.push(AssertSqlSafe(format!(
         " ORDER BY {order} LIMIT {limit} OFFSET {offset})",
         order = list_order(query, "page_gain"),
         limit = query.limit,
         offset = query.offset,
-    ));
+    )));
     page
 }
 
@@ -831,4 +830,38 @@ fn title_pattern(text: &str) -> String {
     }
     pattern.push('%');
     pattern
+}
+
+/// The spelling of a listing state filter in SQL.
+fn state_name(state: VideoState) -> &'static str {
+    match state {
+        VideoState::Active => "active",
+        VideoState::Completed => "completed",
+        VideoState::Failed => "failed",
+    }
+}
+
+/// The listing's ORDER BY: the sort key with nulls last, then the id as
+/// tiebreaker; `gain` names the column a gained sort orders by.
+fn list_order(query: &ListQuery, gain: &'static str) -> String {
+    let column = match query.sort {
+        SortKey::CreatedAt => "tv.created_at",
+        SortKey::Views => "pv.views",
+        SortKey::Likes => "pv.likes",
+        SortKey::Comments => "pv.comments",
+        SortKey::UpdatedAt => "pv.stats_updated_at",
+        SortKey::PublishedAt => "tv.published_at",
+        SortKey::Gained(_) => gain,
+    };
+    let dir = match query.order {
+        SortOrder::Asc => "ASC",
+        SortOrder::Desc => "DESC",
+    };
+    // `created_at` is never null: without `NULLS LAST` the order is the
+    // index's (organization_id, created_at, id), read without a sort.
+    if query.sort == SortKey::CreatedAt {
+        format!("{column} {dir}, tv.id {dir}")
+    } else {
+        format!("{column} {dir} NULLS LAST, tv.id {dir}")
+    }
 }

@@ -204,7 +204,7 @@ impl<D: Dialect> WebhookStore for SqlStore<D> {
     ) -> Result<Option<WebhookEndpoint>, StoreError> {
         let mut tx = self.write_tx().await?;
         // Concurrent creations of one organization queue here, so the cap holds.
-        crate::sql::lock_org::<D>(&mut tx, org.0).await?;
+        crate::orgs::lock_org::<D>(&mut tx, org.0).await?;
         let count: i64 =
             D::query("SELECT count(*) FROM webhook_endpoints WHERE organization_id = $1")
                 .bind(org.0)

@@ -415,7 +415,8 @@ async fn the_rollup_follows_every_write_and_answers_like_the_per_video_path(
         maintained,
         "the maintained rollup equals a rebuild"
     );
-    // A database from before the rollup gets it filled by `migrate`, once.
+    // A database from before the rollup gets it filled after `migrate`, by
+    // the task its migration queued, once.
     vidpulse_store::testing::forget_rollup(&db.url)
         .await
         .unwrap();
@@ -426,10 +427,11 @@ async fn the_rollup_follows_every_write_and_answers_like_the_per_video_path(
             .is_empty()
     );
     assert_eq!(store.migrate().await.unwrap(), 0);
+    store.run_queued_tasks().await.unwrap();
     assert_eq!(
         vidpulse_store::testing::rollup_dump(&db.url).await.unwrap(),
         maintained,
-        "migrate ran the queued rebuild"
+        "the queued rebuild ran"
     );
     for who in [a, b] {
         for group_by in GroupBy::ALL {

@@ -1,72 +1,24 @@
-//! Importing historical statistics (`vidpulse admin import-stats`, docs/operations.md,
-//! "Importing history"): all rows in one transaction, idempotent.
-
-use async_trait::async_trait;
-use chrono::{DateTime, Duration, Utc};
-use vidpulse_domain::{Counters, OrgId, Platform};
+//! Importing history, stored: the one implementation of [`ImportStore`] for
+//! both backends.
 
 use std::collections::BTreeMap;
 
+use async_trait::async_trait;
+use chrono::{DateTime, Duration, Utc};
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
+use vidpulse_domain::{OrgId, Platform};
 
+use super::{ImportOutcome, ImportRow, ImportStore};
 use crate::StoreError;
 use crate::closes::{self, Owner, Reading};
 use crate::refresh::{insert_observations, relink};
-use crate::rollup::{self, Scope};
-use crate::sql::{Dialect, SqlStore};
-
-/// One snapshot of one video, already validated.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImportRow {
-    /// Platform.
-    pub platform: Platform,
-    /// The platform's id of the video.
-    pub external_id: String,
-    /// When the counters were read.
-    pub captured_at: DateTime<Utc>,
-    /// The counters (`None`: unknown).
-    pub counters: Counters,
-    /// Page URL.
-    pub url: Option<String>,
-    /// Creator handle without `@`.
-    pub channel_username: Option<String>,
-    /// Title or caption.
-    pub title: Option<String>,
-    /// Publish time.
-    pub published_at: Option<DateTime<Utc>>,
-}
-
-/// What an import did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct ImportOutcome {
-    /// Videos the organization did not track before.
-    pub videos_created: usize,
-    /// Snapshots stored.
-    pub snapshots_imported: usize,
-    /// Snapshots already stored (same video and instant), left as they were.
-    pub snapshots_skipped: usize,
-}
-
-/// Imports of statistics.
-#[async_trait]
-pub trait ImportStore {
-    /// Stores every row or none: videos unknown to the organization become
-    /// tracked from their earliest snapshot (for `window`); a video tracked
-    /// from a later instant has its tracking start moved back; snapshots
-    /// feed observations and daily closes. Not charged; no quota check.
-    async fn import_observations(
-        &self,
-        org: OrgId,
-        rows: &[ImportRow],
-        window: Duration,
-        now: DateTime<Utc>,
-    ) -> Result<ImportOutcome, StoreError>;
-}
+use crate::rollup::{self, Scope, ScopeDialect};
+use crate::sql::SqlStore;
 
 /// The rows of each video, in first-seen order, with the earliest instant
 /// and the first value given of each metadata column.
-pub(crate) struct ImportVideo<'a> {
+struct ImportVideo<'a> {
     pub platform: Platform,
     pub external_id: &'a str,
     pub earliest: DateTime<Utc>,
@@ -83,7 +35,7 @@ pub(crate) struct ImportVideo<'a> {
 }
 
 /// The rows grouped per video, videos sorted by platform and id.
-pub(crate) fn by_video(rows: &[ImportRow]) -> Vec<ImportVideo<'_>> {
+fn by_video(rows: &[ImportRow]) -> Vec<ImportVideo<'_>> {
     let mut index: std::collections::HashMap<(Platform, &str), usize> =
         std::collections::HashMap::new();
     let mut out: Vec<ImportVideo<'_>> = Vec::new();
@@ -140,7 +92,7 @@ pub(crate) fn by_video(rows: &[ImportRow]) -> Vec<ImportVideo<'_>> {
 }
 
 #[async_trait]
-impl<D: Dialect> ImportStore for SqlStore<D> {
+impl<D: ScopeDialect> ImportStore for SqlStore<D> {
     async fn import_observations(
         &self,
         org: OrgId,

@@ -1,113 +1,35 @@
-//! Campaign analytics, aggregated in the database from `daily_closes` with
-//! the rules of `vidpulse_domain::analytics` (docs/api.md,
-//! "Analytics"). One SQL text serves both backends: `Dialect` spells the few
-//! functions that differ. An organization sees the days of its own tracking
-//! window of each video.
+//! The statements that answer analytics, one SQL text for both backends
+//! (`Dialect` spells the few functions that differ), the rows they read,
+//! and how each backend runs one ([`AnalyticsDialect`]).
 
-use async_trait::async_trait;
+use std::future::Future;
+
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use vidpulse_domain::OrgId;
 use vidpulse_domain::analytics::{AnalyticsQuery, GroupBy, Metrics};
 
+use super::{AnalyticsRow, DayIncrement};
 use crate::StoreError;
-use crate::rows::parse_platform;
-use crate::sql::{Dialect, Query, SqlStore};
+use crate::error::parse_platform;
+use crate::sql::{Conn, Dialect, Query};
 
-/// One aggregated row: the grouping columns the query asked for (the others
-/// are `None`, and extra ones may be set), the day for increments, and the
-/// five sums. Several rows may share a group key (spellings of one creator,
-/// or one creator on several platforms): callers merge them by key.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AnalyticsRow {
-    /// The day (increments only).
-    pub day: Option<NaiveDate>,
-    /// Platform, when grouped by it.
-    pub platform: Option<vidpulse_domain::Platform>,
-    /// Author username as stored, when grouped by creator.
-    pub author: Option<String>,
-    /// Campaign, when grouped by it.
-    pub campaign: Option<String>,
-    /// The sums.
-    pub metrics: Metrics,
-}
-
-/// One tracked video's increments on one day (dashboard `for_date`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct DayIncrement {
-    /// The organization's video id.
-    pub video_id: uuid::Uuid,
-    /// The platform's id of the video.
-    pub external_id: String,
-    /// Thumbnail.
-    pub thumbnail_url: Option<String>,
-    /// Page URL.
-    pub url: String,
-    /// Author handle.
-    pub author_username: Option<String>,
-    /// Platform.
-    pub platform: vidpulse_domain::Platform,
-    /// Campaign tag.
-    pub campaign: Option<String>,
-    /// Publish time.
-    pub published_at: Option<DateTime<Utc>>,
-    /// When the organization started tracking it.
-    pub created_at: DateTime<Utc>,
-    /// The increments of the day (the increments rule).
-    pub metrics: Metrics,
-}
-
-/// Which videos and order a `for_date` listing wants.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DayIncrementQuery {
-    /// The day.
-    pub day: NaiveDate,
-    /// The metric to sort by, largest first: one of `views` .. `saves`.
-    pub sort_by: &'static str,
-    /// At most this many rows.
-    pub limit: i64,
-    /// Only this platform.
-    pub platform: Option<vidpulse_domain::Platform>,
-    /// Only this campaign.
-    pub campaign: Option<String>,
-}
-
-/// Analytics over an organization's tracked videos.
-#[async_trait]
-pub trait AnalyticsStore {
-    /// Each tracked video's increments on one day, for the videos with a
-    /// reading that day inside the organization's tracking window.
-    async fn day_increments(
-        &self,
-        org: OrgId,
-        query: &DayIncrementQuery,
-    ) -> Result<Vec<DayIncrement>, StoreError>;
-
-    /// Per group: the sum over videos of `close(last day ≤ to) − baseline`.
-    async fn analytics_totals(
-        &self,
-        org: OrgId,
-        query: &AnalyticsQuery,
-    ) -> Result<Vec<AnalyticsRow>, StoreError>;
-
-    /// Per day with an observation and group: the sum of the daily increments.
-    async fn analytics_increments(
-        &self,
-        org: OrgId,
-        query: &AnalyticsQuery,
-    ) -> Result<Vec<AnalyticsRow>, StoreError>;
-
-    /// The version of the organization's analytics (0 before its first
-    /// change): moved in the same transaction as every change of its
-    /// rollup, so totals and increments that [`reads_rollup`] are the same
-    /// while it holds. Read it before the answer it validates.
-    async fn analytics_revision(&self, org: OrgId) -> Result<i64, StoreError>;
-}
-
-/// Whether the rollup alone answers `query`'s totals and increments (no
-/// publish or tracking filter, a rollup table with its columns): then they
-/// change only with [`AnalyticsStore::analytics_revision`].
-pub fn reads_rollup(query: &AnalyticsQuery) -> bool {
-    rollup_table(query).is_some()
+/// How a backend runs an analytics statement. Rows as they come by default
+/// (PostgreSQL, in `postgres/mod.rs`); SQLite's is in `sqlite/analytics.rs`.
+pub(crate) trait AnalyticsDialect: Dialect {
+    /// Runs an analytics statement ([`query_sql`]) with the values `bind`
+    /// binds; its rows, days ascending (as the statement orders them).
+    fn fetch_analytics(
+        statement: &str,
+        bind: impl FnOnce(Query<Self>) -> Query<Self> + Send,
+        conn: &mut Conn<Self>,
+    ) -> impl Future<Output = Result<Vec<AnalyticsRow>, StoreError>> + Send {
+        async move {
+            let rows: Vec<AggRow> = bind(Self::query(sqlx::AssertSqlSafe(statement.to_owned())))
+                .fetch_all(conn)
+                .await?;
+            rows.into_iter().map(AnalyticsRow::try_from).collect()
+        }
+    }
 }
 
 /// One row of an analytics statement: read as a row, or (SQLite) from the
@@ -236,7 +158,7 @@ fn grouping(group_by: GroupBy) -> (&'static str, &'static str) {
 /// The organization's videos that pass the filters, with their visible days.
 fn videos_cte<D: Dialect>() -> String {
     let p = |n: usize| format!("${n}");
-    let t = |n: usize, ty: &str| D::typed(&p(n), ty);
+    let t = |n: usize, ty: &'static str| D::typed(&p(n), ty);
     format!(
         "v AS (
            SELECT pv.id AS pvid, pv.platform,
@@ -285,9 +207,9 @@ fn sums<D: Dialect>(expr: impl Fn(&str) -> String) -> String {
 /// Per video, the increments of one day: `max(0, last − (first visible day
 /// ? first : previous close))`, with the video's fields; sorted by the
 /// metric `sort_by` (a fixed name, not user text), then video id.
-pub(crate) fn day_increments_sql<D: Dialect>(sort_by: &str) -> String {
+pub(crate) fn day_increments_sql<D: Dialect>(sort_by: &'static str) -> String {
     let p = |n: usize| format!("${n}");
-    let t = |n: usize, ty: &str| D::typed(&p(n), ty);
+    let t = |n: usize, ty: &'static str| D::typed(&p(n), ty);
     let start = D::day_of("tv.tracking_started_at");
     let end = D::day_of("tv.tracking_ends_at");
     let first = format!("(dc.prev_day IS NULL OR dc.prev_day < {start})");
@@ -364,9 +286,6 @@ impl TryFrom<DayIncrementRow> for DayIncrement {
     }
 }
 
-/// The metric names `for_date` may sort by.
-pub const SORT_METRICS: [&str; 5] = ["views", "likes", "comments", "reposts", "saves"];
-
 /// Totals: per video the close of the last visible day ≤ `to` minus the
 /// baseline (the close of the last day before `from`, else the first
 /// observation on `from`, else 0); a video without a close in the window
@@ -435,9 +354,13 @@ pub(crate) fn rollup_table(q: &AnalyticsQuery) -> Option<&'static str> {
 /// Totals or increments from a rollup table (see [`crate::rollup`]): totals
 /// are `Σ step + Σ (day = from ? open : entry)` over the window, increments
 /// `Σ gain` per day. Binds with [`Binds::bind`].
-pub(crate) fn rollup_sql<D: Dialect>(table: &str, group_by: GroupBy, increments: bool) -> String {
+pub(crate) fn rollup_sql<D: Dialect>(
+    table: &'static str,
+    group_by: GroupBy,
+    increments: bool,
+) -> String {
     let p = |n: usize| format!("${n}");
-    let t = |n: usize, ty: &str| D::typed(&p(n), ty);
+    let t = |n: usize, ty: &'static str| D::typed(&p(n), ty);
     // Creator rows group by the author as stored: no per-row lower(); the
     // caller merges spellings by key.
     let (select, group) = match group_by {
@@ -451,7 +374,7 @@ pub(crate) fn rollup_sql<D: Dialect>(table: &str, group_by: GroupBy, increments:
         ),
         other => grouping(other),
     };
-    let (campaign, author) = if table == "analytics_campaign_days" {
+    let (campaign_filter, author_filter) = if table == "analytics_campaign_days" {
         (
             format!("({c} IS NULL OR v.campaign = {c})", c = t(4, "TEXT")),
             format!("{} IS NULL", t(6, "TEXT")),
@@ -476,7 +399,7 @@ pub(crate) fn rollup_sql<D: Dialect>(table: &str, group_by: GroupBy, increments:
                     CAST(NULL AS TEXT) AS campaign, {metrics}
              FROM {table} v
              WHERE v.organization_id = {org} AND v.day >= {from} AND v.day <= {to}
-               AND {campaign} AND {author} AND ({pl} IS NULL OR v.platform = {pl})
+               AND {campaign_filter} AND {author_filter} AND ({pl} IS NULL OR v.platform = {pl})
              ORDER BY v.day",
             org = p(1),
             from = p(2),
@@ -484,7 +407,7 @@ pub(crate) fn rollup_sql<D: Dialect>(table: &str, group_by: GroupBy, increments:
             pl = t(5, "TEXT"),
         );
     }
-    let (day, metrics, group, order) = if increments {
+    let (day_column, metrics, group, order) = if increments {
         let group = if group.is_empty() {
             "v.day".to_owned()
         } else {
@@ -516,10 +439,10 @@ pub(crate) fn rollup_sql<D: Dialect>(table: &str, group_by: GroupBy, increments:
         )
     };
     format!(
-        "SELECT {day} AS day, {select}, {metrics}
+        "SELECT {day_column} AS day, {select}, {metrics}
          FROM {table} v
          WHERE v.organization_id = {org} AND v.day >= {from} AND v.day <= {to}
-           AND {campaign} AND {author} AND ({pl} IS NULL OR v.platform = {pl})
+           AND {campaign_filter} AND {author_filter} AND ({pl} IS NULL OR v.platform = {pl})
          {group} {order}",
         org = p(1),
         from = p(2),
@@ -577,101 +500,5 @@ pub(crate) fn query_sql<D: Dialect>(q: &AnalyticsQuery, increments: bool) -> (St
         Some(table) => (rollup_sql::<D>(table, q.group_by, increments), true),
         None if increments => (increments_sql::<D>(q.group_by), false),
         None => (totals_sql::<D>(q.group_by), false),
-    }
-}
-
-/// The plan the database picks for an analytics query (benchmarks): SQLite's
-/// `EXPLAIN QUERY PLAN`, PostgreSQL's `EXPLAIN (ANALYZE, BUFFERS)`, one line each.
-#[cfg(feature = "testing")]
-pub async fn explain(
-    url: &str,
-    org: OrgId,
-    query: &AnalyticsQuery,
-    increments: bool,
-) -> Result<Vec<String>, StoreError> {
-    use sqlx::Connection;
-    let b = Binds::of(org, query);
-    match crate::Backend::of_url(url)? {
-        crate::Backend::Sqlite => {
-            let (sql, rollup) = query_sql::<sqlx::Sqlite>(query, increments);
-            let mut conn = sqlx::SqliteConnection::connect(url).await?;
-            let q = sqlx::Sqlite::query(sqlx::AssertSqlSafe(format!("EXPLAIN QUERY PLAN {sql}")));
-            let rows: Vec<(i64, i64, i64, String)> = b.bind(q, rollup).fetch_all(&mut conn).await?;
-            Ok(rows.into_iter().map(|(_, _, _, detail)| detail).collect())
-        }
-        crate::Backend::Postgres => {
-            let (sql, rollup) = query_sql::<sqlx::Postgres>(query, increments);
-            let mut conn = sqlx::PgConnection::connect(url).await?;
-            let q = sqlx::Postgres::query(sqlx::AssertSqlSafe(format!(
-                "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) {sql}"
-            )));
-            let rows: Vec<(String,)> = b.bind(q, rollup).fetch_all(&mut conn).await?;
-            Ok(rows.into_iter().map(|(line,)| line).collect())
-        }
-    }
-}
-
-#[async_trait]
-impl<D: Dialect> AnalyticsStore for SqlStore<D> {
-    async fn day_increments(
-        &self,
-        org: OrgId,
-        query: &DayIncrementQuery,
-    ) -> Result<Vec<DayIncrement>, StoreError> {
-        let sort_by = SORT_METRICS
-            .into_iter()
-            .find(|m| *m == query.sort_by)
-            .unwrap_or("views");
-        let rows: Vec<DayIncrementRow> =
-            D::query(sqlx::AssertSqlSafe(day_increments_sql::<D>(sort_by)))
-                .bind(org.0)
-                .bind(query.day)
-                .bind(query.limit)
-                .bind(query.campaign.as_deref())
-                .bind(query.platform.map(|p| p.id()))
-                .fetch_all(&mut *self.read().await?)
-                .await?;
-        rows.into_iter().map(DayIncrement::try_from).collect()
-    }
-
-    async fn analytics_totals(
-        &self,
-        org: OrgId,
-        query: &AnalyticsQuery,
-    ) -> Result<Vec<AnalyticsRow>, StoreError> {
-        self.analytics(org, query, false).await
-    }
-
-    async fn analytics_increments(
-        &self,
-        org: OrgId,
-        query: &AnalyticsQuery,
-    ) -> Result<Vec<AnalyticsRow>, StoreError> {
-        self.analytics(org, query, true).await
-    }
-
-    async fn analytics_revision(&self, org: OrgId) -> Result<i64, StoreError> {
-        Ok(
-            D::query("SELECT revision FROM analytics_revisions WHERE organization_id = $1")
-                .bind(org.0)
-                .fetch_scalar_optional::<i64>(&mut *self.read().await?)
-                .await?
-                .unwrap_or(0),
-        )
-    }
-}
-
-impl<D: Dialect> SqlStore<D> {
-    /// Totals or increments: one statement ([`query_sql`]), run by the
-    /// backend ([`Dialect::fetch_analytics`]).
-    async fn analytics(
-        &self,
-        org: OrgId,
-        query: &AnalyticsQuery,
-        increments: bool,
-    ) -> Result<Vec<AnalyticsRow>, StoreError> {
-        let binds = Binds::of(org, query);
-        let (sql, rollup) = query_sql::<D>(query, increments);
-        D::fetch_analytics(&sql, |q| binds.bind(q, rollup), &mut *self.read().await?).await
     }
 }

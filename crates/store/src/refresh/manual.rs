@@ -8,56 +8,18 @@ use chrono::{DateTime, Duration, Utc};
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 use vidpulse_domain::OrgId;
+use vidpulse_domain::RefreshOutcome;
 use vidpulse_domain::webhooks::EventType;
 
+use super::store::{observed_scope, save_one};
+use super::{DueVideo, ManualRead, RefreshAsk, RefreshWrite};
 use crate::StoreError;
 use crate::credits::{Charge, insert_charge};
-use crate::refresh::{DueVideo, RefreshWrite, observed_scope, save_one};
-use crate::rollup;
-use crate::rows::parse_platform;
+use crate::error::parse_platform;
+use crate::rollup::{self, ScopeDialect};
 use crate::sql::{Dialect, SqlStore, Tx};
 use crate::videos::VideoLookup;
 use crate::webhooks::anyone_subscribes;
-use vidpulse_domain::RefreshOutcome;
-
-/// What an ask to refresh a video found.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RefreshAsk {
-    /// The organization has no such video.
-    NotFound,
-    /// The organization's tracking window has ended: nothing more is read.
-    Ended,
-    /// The platform reported the video removed or private.
-    Gone,
-    /// The organization asked within the cooldown already: ask again at
-    /// `retry_at`.
-    TooSoon {
-        /// When an ask will be taken.
-        retry_at: DateTime<Utc>,
-    },
-    /// Another read of the video is under way: ask again in a moment.
-    InFlight,
-    /// A read within the cooldown (at `read_at`) answers this ask; the ask
-    /// is recorded.
-    Served {
-        /// When the serving read was made.
-        read_at: DateTime<Utc>,
-    },
-    /// Nothing answers it: read the video under this claim, then save with
-    /// [`crate::RefreshStore::save_manual_refresh`].
-    Claimed(ManualRead),
-}
-
-/// A manual read to make: the video claimed, as the queue claims it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ManualRead {
-    /// The organization's tracked video that asked.
-    pub tracked_video_id: Uuid,
-    /// The catalog video, claimed.
-    pub due: DueVideo,
-    /// Its scheduled read, which a manual read leaves where it is.
-    pub next_refresh_at: Option<DateTime<Utc>>,
-}
 
 /// The ask's view of the tracked video and its catalog row.
 #[derive(sqlx::FromRow)]
@@ -182,7 +144,7 @@ async fn mark_asked<D: Dialect>(
 }
 
 /// [`crate::RefreshStore::save_manual_refresh`].
-pub(crate) async fn save<D: Dialect>(
+pub(crate) async fn save<D: ScopeDialect>(
     store: &SqlStore<D>,
     read: &ManualRead,
     write: &RefreshWrite,

@@ -1,68 +1,14 @@
-//! Per-organization request counters and the usage report.
+//! Usage counters, stored: the one implementation of [`UsageStore`] for both
+//! backends.
 
 use async_trait::async_trait;
-use chrono::{DateTime, NaiveDate, Utc};
-use vidpulse_domain::{ApiKeyId, OrgId};
-
+use chrono::NaiveDate;
 use sqlx::AssertSqlSafe;
+use vidpulse_domain::OrgId;
 
+use super::{UsageDay, UsageDelta, UsageStore};
 use crate::StoreError;
 use crate::sql::{Dialect, SqlStore};
-
-/// Requests of one organization on one day through one key, aggregated in
-/// memory and added in batches.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UsageDelta {
-    /// The organization.
-    pub organization_id: OrgId,
-    /// The UTC day.
-    pub day: NaiveDate,
-    /// The key used.
-    pub api_key_id: ApiKeyId,
-    /// Requests.
-    pub requests: i64,
-    /// Requests answered below 400.
-    pub successes: i64,
-    /// Requests answered 400 or above.
-    pub errors: i64,
-    /// Sum of response times, in milliseconds.
-    pub response_ms_total: i64,
-    /// The latest use of the key in this batch.
-    pub last_used_at: DateTime<Utc>,
-}
-
-/// One day of an organization's usage.
-#[derive(Debug, Clone, PartialEq)]
-pub struct UsageDay {
-    /// The UTC day.
-    pub day: NaiveDate,
-    /// Requests.
-    pub total_requests: i64,
-    /// Requests answered below 400.
-    pub successful_requests: i64,
-    /// Requests answered 400 or above.
-    pub error_requests: i64,
-    /// Credits charged (from the ledger).
-    pub credits_used: i64,
-    /// Mean response time in milliseconds.
-    pub avg_response_time_ms: f64,
-    /// Distinct API keys used.
-    pub unique_api_keys: i64,
-}
-
-/// Usage counters.
-#[async_trait]
-pub trait UsageStore {
-    /// Adds batched request counters and records the keys' last use.
-    async fn add_usage(&self, deltas: &[UsageDelta]) -> Result<(), StoreError>;
-
-    /// The organization's days with requests or charges from `since` on, newest first.
-    async fn usage_history(
-        &self,
-        org: OrgId,
-        since: NaiveDate,
-    ) -> Result<Vec<UsageDay>, StoreError>;
-}
 
 #[async_trait]
 impl<D: Dialect> UsageStore for SqlStore<D> {
@@ -144,6 +90,26 @@ impl<D: Dialect> UsageStore for SqlStore<D> {
             .bind(since.and_time(chrono::NaiveTime::MIN).and_utc())
             .fetch_all(&mut *self.read().await?)
             .await?;
-        Ok(rows.into_iter().map(crate::rows::usage_day).collect())
+        Ok(rows.into_iter().map(usage_day).collect())
+    }
+}
+
+/// A usage row: day, requests, successes, errors, response ms total, credits, keys.
+type UsageRow = (chrono::NaiveDate, i64, i64, i64, i64, i64, i64);
+
+/// The report's day of a usage row.
+fn usage_day((day, total, ok, errors, ms, credits, keys): UsageRow) -> UsageDay {
+    UsageDay {
+        day,
+        total_requests: total,
+        successful_requests: ok,
+        error_requests: errors,
+        credits_used: credits,
+        avg_response_time_ms: if total > 0 {
+            ms as f64 / total as f64
+        } else {
+            0.0
+        },
+        unique_api_keys: keys,
     }
 }

@@ -1,63 +1,26 @@
-//! The refresh queue: claiming due catalog videos and saving what was read.
-//!
-//! A claim is a lease: `lease_until` and a token. A worker that dies loses
-//! nothing; once the lease passes, another worker claims the video again. A
-//! write whose token no longer matches (the lease was lost) is ignored, so a
-//! due read is saved once.
+//! The refresh queue, stored: the one implementation of [`RefreshStore`] for
+//! both backends, and the writes of a read that other roles share.
+
+use std::collections::BTreeMap;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
-use std::collections::BTreeMap;
-
 use serde_json::json;
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 use vidpulse_domain::webhooks::{EventType, milestones_reached};
-use vidpulse_domain::{Anchor, Counters, Observation, OrgId, Platform, RefreshOutcome, VideoMeta};
+use vidpulse_domain::{Anchor, Counters, Observation, OrgId, RefreshOutcome, VideoMeta};
 
+use super::manual;
+use super::{DueVideo, ManualRead, RefreshAsk, RefreshStore, RefreshWrite};
 use crate::StoreError;
 use crate::closes::{self, Owner, Reading};
 use crate::credits::Charge;
-use crate::manual_refresh::{self, ManualRead, RefreshAsk};
-use crate::rollup::{self, Scope, relink_sql};
-use crate::rows::DueRow;
+use crate::error::parse_platform;
+use crate::rollup::{self, Scope, ScopeDialect, relink_sql};
 use crate::sql::{Builder, Conn, Dialect, SqlStore, Tx};
 use crate::videos::VideoLookup;
 use crate::webhooks::{anyone_subscribes, emit_to_trackers};
-
-/// A catalog video due for a read, claimed by one worker.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DueVideo {
-    /// Catalog id.
-    pub id: i64,
-    /// Platform.
-    pub platform: Platform,
-    /// The platform's id.
-    pub external_id: String,
-    /// Start of the most recent tracking (picks the schedule tier).
-    pub tracking_started_at: DateTime<Utc>,
-    /// Latest tracking end over all organizations.
-    pub refresh_until: DateTime<Utc>,
-    /// Consecutive failed reads so far.
-    pub failures: i64,
-    /// The claim's token, to present when saving.
-    pub lease_token: Uuid,
-}
-
-/// The result of one claimed read, to save.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RefreshWrite {
-    /// Catalog id.
-    pub video_id: i64,
-    /// The claim's token.
-    pub lease_token: Uuid,
-    /// When the read happened.
-    pub read_at: DateTime<Utc>,
-    /// What it produced.
-    pub outcome: RefreshOutcome,
-    /// When to read next; `None` stops refreshing.
-    pub next_refresh_at: Option<DateTime<Utc>>,
-}
 
 /// The closes whose analytics shares the counters read in `writes` can move
 /// (only reads whose lease still holds): each video's close of the read day
@@ -98,58 +61,6 @@ fn shares_from(
     }
 }
 
-/// The refresh queue.
-#[async_trait]
-pub trait RefreshStore {
-    /// Claims up to `limit` videos due at `now`, oldest due first, for `lease`.
-    /// Safe to call from many workers at once: no video is claimed twice
-    /// while its lease holds.
-    async fn claim_due_videos(
-        &self,
-        now: DateTime<Utc>,
-        limit: i64,
-        lease: Duration,
-    ) -> Result<Vec<DueVideo>, StoreError>;
-
-    /// Saves read results in one transaction; returns how many were saved
-    /// (a write whose lease was lost is skipped).
-    async fn save_refreshes(&self, writes: &[RefreshWrite]) -> Result<usize, StoreError>;
-
-    /// The earliest scheduled read, claimed or not.
-    async fn next_refresh_due(&self) -> Result<Option<DateTime<Utc>>, StoreError>;
-
-    /// The anchors of the catalog videos `videos` that have one, for a source
-    /// that continues videos from them (the simulated one): each video's
-    /// latest reading any organization imported (at one instant, the
-    /// earliest tracking's) and the author its earliest tracking naming one
-    /// gave (`tracked_videos.own_author`). One query for a claimed batch.
-    async fn video_anchors(&self, videos: &[i64]) -> Result<BTreeMap<i64, Anchor>, StoreError>;
-
-    /// An organization asks to read its video `video` now: answered by a
-    /// read of the last `cooldown`, refused when the organization asked
-    /// within it already, or the video claimed for `lease` to read it
-    /// ([`RefreshAsk`]).
-    async fn ask_refresh(
-        &self,
-        org: OrgId,
-        video: &VideoLookup,
-        now: DateTime<Utc>,
-        cooldown: Duration,
-        lease: Duration,
-    ) -> Result<RefreshAsk, StoreError>;
-
-    /// Saves what a manual read produced, in one transaction: a reading is
-    /// saved like a scheduled one (its next read left where it was), the
-    /// ask recorded and `charge` written; a failure only frees the claim.
-    /// Whether a reading or a removal was saved (the claim still held).
-    async fn save_manual_refresh(
-        &self,
-        read: &ManualRead,
-        write: &RefreshWrite,
-        charge: &Charge,
-    ) -> Result<bool, StoreError>;
-}
-
 /// Per tracking of the listed videos that gave an author or imported a
 /// reading: its video, author and latest imported reading (the primary key
 /// finds it), earliest tracking first; the `IN (` list follows.
@@ -186,7 +97,7 @@ fn held_sql<D: Dialect>() -> String {
 }
 
 #[async_trait]
-impl<D: Dialect> RefreshStore for SqlStore<D> {
+impl<D: ScopeDialect> RefreshStore for SqlStore<D> {
     async fn claim_due_videos(
         &self,
         now: DateTime<Utc>,
@@ -282,7 +193,7 @@ impl<D: Dialect> RefreshStore for SqlStore<D> {
         cooldown: Duration,
         lease: Duration,
     ) -> Result<RefreshAsk, StoreError> {
-        manual_refresh::ask(self, org, video, now, cooldown, lease).await
+        manual::ask(self, org, video, now, cooldown, lease).await
     }
 
     async fn save_manual_refresh(
@@ -291,7 +202,7 @@ impl<D: Dialect> RefreshStore for SqlStore<D> {
         write: &RefreshWrite,
         charge: &Charge,
     ) -> Result<bool, StoreError> {
-        manual_refresh::save(self, read, write, charge).await
+        manual::save(self, read, write, charge).await
     }
 }
 
@@ -299,7 +210,7 @@ impl<D: Dialect> RefreshStore for SqlStore<D> {
 /// events it causes are written with it: `video.milestone` for each view
 /// milestone it reaches (when `milestones`: someone subscribes to them),
 /// `video.unavailable` for a video the platform reports gone.
-pub(crate) async fn save_one<D: Dialect>(
+pub(crate) async fn save_one<D: ScopeDialect>(
     tx: &mut Tx<D>,
     w: &RefreshWrite,
     milestones: bool,
@@ -408,7 +319,7 @@ pub(crate) async fn save_one<D: Dialect>(
 /// Appends readings and moves the daily closes of those who see them
 /// ([`closes::insert_observations`]), then relinks the closes after them.
 /// Returns how many readings were new.
-pub(crate) async fn insert_observations<D: Dialect>(
+pub(crate) async fn insert_observations<D: ScopeDialect>(
     tx: &mut Tx<D>,
     readings: &[Reading],
     owner: Owner,
@@ -420,7 +331,7 @@ pub(crate) async fn insert_observations<D: Dialect>(
 
 /// Relinks the closes of each video from its day on, after closes were
 /// written there.
-pub(crate) async fn relink<D: Dialect>(
+pub(crate) async fn relink<D: ScopeDialect>(
     tx: &mut Tx<D>,
     first: BTreeMap<i64, NaiveDate>,
 ) -> Result<(), StoreError> {
@@ -431,4 +342,30 @@ pub(crate) async fn relink<D: Dialect>(
             .await?;
     }
     Ok(())
+}
+
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct DueRow {
+    pub id: i64,
+    pub platform: String,
+    pub external_id: String,
+    pub tracking_started_at: DateTime<Utc>,
+    pub refresh_until: DateTime<Utc>,
+    pub failures: i64,
+    pub lease_token: Uuid,
+}
+
+impl TryFrom<DueRow> for DueVideo {
+    type Error = StoreError;
+    fn try_from(r: DueRow) -> Result<Self, StoreError> {
+        Ok(DueVideo {
+            id: r.id,
+            platform: parse_platform(&r.platform)?,
+            external_id: r.external_id,
+            tracking_started_at: r.tracking_started_at,
+            refresh_until: r.refresh_until,
+            failures: r.failures,
+            lease_token: r.lease_token,
+        })
+    }
 }

@@ -6,8 +6,8 @@ use async_trait::async_trait;
 use vidpulse_domain::{Platform, UserId, VideoId};
 
 use crate::StoreError;
-use crate::rows::parse_platform;
-use crate::sql::{Dialect, SqlStore};
+
+mod store;
 
 /// A tracked video's platform and the picture address it last reported.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,31 +29,4 @@ pub trait ThumbnailStore {
         user: UserId,
         video: VideoId,
     ) -> Result<Option<ThumbnailSource>, StoreError>;
-}
-
-#[async_trait]
-impl<D: Dialect> ThumbnailStore for SqlStore<D> {
-    async fn thumbnail_source(
-        &self,
-        user: UserId,
-        video: VideoId,
-    ) -> Result<Option<ThumbnailSource>, StoreError> {
-        let row: Option<(String, Option<String>)> = D::query(
-            "SELECT pv.platform, pv.thumbnail_url FROM tracked_videos tv
-             JOIN memberships m ON m.organization_id = tv.organization_id AND m.user_id = $2
-             JOIN platform_videos pv ON pv.id = tv.platform_video_id
-             WHERE tv.id = $1",
-        )
-        .bind(video.0)
-        .bind(user.0)
-        .fetch_optional(&mut *self.read().await?)
-        .await?;
-        row.map(|(platform, thumbnail_url)| {
-            Ok(ThumbnailSource {
-                platform: parse_platform(&platform)?,
-                thumbnail_url,
-            })
-        })
-        .transpose()
-    }
 }
