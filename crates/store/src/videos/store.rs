@@ -690,14 +690,28 @@ fn push_listing<D: Dialect>(
         b.push(" AND tv.campaign = ").push_bind(campaign.as_str());
     }
     if let Some(author) = &query.author {
-        // The platform's author, else the one the organization gave: two
-        // tests, so each can read its own index.
+        // The platform's author, else the one the organization gave. From
+        // the creator to their videos, one branch per index (the catalog's
+        // authors, the organization's own), never a test per video: an `OR`
+        // across the two tables would read every tracked video.
         let key = handle_key(author);
-        b.push(" AND (lower(pv.author_username) = ")
-            .push_bind(key.clone())
-            .push(" OR (pv.author_username IS NULL AND lower(tv.own_author) = ")
-            .push_bind(key)
-            .push("))");
+        b.push(
+            " AND tv.id IN (SELECT a.id FROM platform_videos ap
+               JOIN tracked_videos a ON a.platform_video_id = ap.id
+               WHERE lower(ap.author_username) = ",
+        )
+        .push_bind(key.clone())
+        .push(" AND a.organization_id = ")
+        .push_bind(org.0)
+        .push(
+            " UNION ALL SELECT a.id FROM tracked_videos a
+               JOIN platform_videos ap ON ap.id = a.platform_video_id
+               WHERE a.organization_id = ",
+        )
+        .push_bind(org.0)
+        .push(" AND a.own_author IS NOT NULL AND lower(a.own_author) = ")
+        .push_bind(key)
+        .push(" AND ap.author_username IS NULL)");
     }
     // From the tag to its videos (not a test per video): the database can
     // start at the rarest tag.
