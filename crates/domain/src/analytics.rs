@@ -216,6 +216,38 @@ pub fn video_increments(
     out
 }
 
+/// Where a video's growth over a window starts when its tracking began
+/// inside the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Baseline {
+    /// The spec's rule (the default): it counts from 0, so views it had
+    /// before tracking count as growth.
+    #[default]
+    Window,
+    /// It counts from the first reading the organization sees: views from
+    /// before tracking never count.
+    Tracking,
+}
+
+impl Baseline {
+    /// The parameter value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Window => "window",
+            Self::Tracking => "tracking",
+        }
+    }
+
+    /// The baseline a parameter value names.
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "window" => Some(Self::Window),
+            "tracking" => Some(Self::Tracking),
+            _ => None,
+        }
+    }
+}
+
 /// How results are grouped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GroupBy {

@@ -56,3 +56,7 @@ uuid_id!(
     /// A user of the dashboard.
     UserId
 );
+uuid_id!(
+    /// A campaign of an organization.
+    CampaignId
+);

@@ -25,7 +25,7 @@ pub mod webhooks;
 
 pub use anchor::Anchor;
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use ids::{ApiKeyId, OrgId, UserId, VideoId};
+pub use ids::{ApiKeyId, CampaignId, OrgId, UserId, VideoId};
 pub use metrics::{Counters, Observation, ObservationSource, RefreshOutcome, VideoMeta};
 pub use plan::Plan;
 pub use platform::Platform;

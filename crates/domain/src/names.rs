@@ -141,7 +141,9 @@ pub fn tag_key(name: &str) -> String {
 }
 
 /// A campaign: trimmed, at most [`CAMPAIGN_MAX_CHARS`] of letters, digits,
-/// spaces and `- _ . ( ) | : % &`. Campaigns match exactly.
+/// spaces and `- _ . ( ) | : % &`. A campaign is one per organization in
+/// any letter case ([`Campaign::key`]); records show the spelling it was
+/// created with.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Campaign(String);
 
@@ -174,6 +176,16 @@ impl Campaign {
     pub fn into_string(self) -> String {
         self.0
     }
+
+    /// The form campaigns are matched by: lower case (Unicode rules).
+    pub fn key(&self) -> String {
+        campaign_key(&self.0)
+    }
+}
+
+/// The form a campaign name is matched by: lower case (Unicode rules).
+pub fn campaign_key(name: &str) -> String {
+    name.to_lowercase()
 }
 
 impl fmt::Display for Campaign {

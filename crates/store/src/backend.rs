@@ -45,6 +45,7 @@ impl<D: Db> Store for SqlStore<D> {
 
     async fn run_queued_tasks(&self) -> Result<(), StoreError> {
         let mut tx = self.write_tx().await?;
+        crate::campaigns::adopt_if_queued::<D>(&mut tx).await?;
         rollup::rebuild_if_queued::<D>(&mut tx).await?;
         tx.commit().await?;
         Ok(())

@@ -48,6 +48,7 @@ use async_trait::async_trait;
 pub mod analytics;
 mod backend;
 pub mod bloggers;
+pub mod campaigns;
 mod closes;
 pub mod creators;
 pub mod credits;
@@ -76,6 +77,10 @@ pub use analytics::{AnalyticsRow, AnalyticsStore, DayIncrement, DayIncrementQuer
 pub use bloggers::{
     BloggerStore, BloggerSummary, CreatorGroup, GroupInto, Grouped, KnownCreator, ProfileRef,
     SetTags, Tag,
+};
+pub use campaigns::{
+    CampaignChanges, CampaignListQuery, CampaignRecord, CampaignRefusal, CampaignStore,
+    CampaignVideoFigures, NewCampaign,
 };
 pub use creators::{
     AccountQuery, AccountSetup, ClaimedJob, CreatorJob, CreatorProfile, CreatorStore,
@@ -171,6 +176,7 @@ pub trait Store:
     + SessionStore
     + WebhookStore
     + ThumbnailStore
+    + CampaignStore
     + Send
     + Sync
     + std::fmt::Debug

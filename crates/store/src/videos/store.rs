@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use sqlx::AssertSqlSafe;
 use uuid::Uuid;
-use vidpulse_domain::names::{Campaign, TagName, handle_key};
+use vidpulse_domain::names::{TagName, handle_key};
 use vidpulse_domain::patch::VideoPatch;
 use vidpulse_domain::schedule::FAILING_AFTER_FAILURES;
 use vidpulse_domain::{OrgId, VideoId};
@@ -448,6 +448,12 @@ async fn patch_in<D: ScopeDialect>(
         None => Scope::default(),
     };
     let before = rollup::shares(tx, &scope).await?;
+    // A campaign named in any letter case is the organization's campaign of
+    // that name, created when absent; the video carries its stored name.
+    let campaign = match patch.campaign.clone().flatten() {
+        Some(name) => Some(crate::campaigns::attach::<D>(&mut **tx, org, &name, now).await?),
+        None => None,
+    };
     D::query(AssertSqlSafe(format!(
         "UPDATE tracked_videos SET
            notes = CASE WHEN $2 THEN {notes} ELSE notes END,
@@ -471,7 +477,7 @@ async fn patch_in<D: ScopeDialect>(
     .bind(patch.budget.is_some())
     .bind(patch.budget.flatten())
     .bind(patch.campaign.is_some())
-    .bind(patch.campaign.clone().flatten().map(Campaign::into_string))
+    .bind(campaign)
     .bind(patch.video_status.map(|s| s.as_str()))
     .bind(patch.status.map(|s| s.as_str()))
     .bind(patch.ecpm.is_some())
