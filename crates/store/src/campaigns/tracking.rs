@@ -19,3 +19,16 @@ pub(crate) async fn retime_campaign<D: Db>(
     let _ = (conn, org, name);
     Ok(())
 }
+
+/// Recomputes `tracking_ends_at` of these tracked videos of `org` (ids of
+/// `tracked_videos`), after their campaign changed or was cleared, and
+/// settles the analytics their moved windows change. Call it inside the
+/// write's transaction.
+pub(crate) async fn retime_videos<D: Db>(
+    conn: &mut Conn<D>,
+    org: OrgId,
+    videos: &[uuid::Uuid],
+) -> Result<(), StoreError> {
+    let _ = (conn, org, videos);
+    Ok(())
+}
