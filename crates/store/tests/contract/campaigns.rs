@@ -259,7 +259,7 @@ async fn the_upgrade_makes_one_campaign_per_name_in_any_case(
         &db.url,
         &[
             "UPDATE tracked_videos SET campaign = 'summer'
-             WHERE platform_video_id IN (SELECT id FROM platform_videos WHERE external_id = '7000000000000000002')",
+             WHERE campaign IS NOT NULL AND platform_video_id IN (SELECT id FROM platform_videos WHERE external_id = '7000000000000000002')",
             "UPDATE tracked_videos SET campaign = 'tie'
              WHERE campaign IS NULL AND platform_video_id IN
                (SELECT id FROM platform_videos WHERE external_id = 'yt000000001')",
