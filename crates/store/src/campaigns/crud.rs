@@ -131,6 +131,11 @@ pub(super) async fn create<D: Db>(
     Ok(record.ok_or(CampaignRefusal::NotFound))
 }
 
+/// Organization `$1`'s campaigns whose key contains pattern `$2` (any
+/// when `NULL`; `\` escapes).
+const LIST_FILTER: &str = "WHERE c.organization_id = $1
+  AND (CAST($2 AS TEXT) IS NULL OR c.name_lower LIKE $2 ESCAPE '\\')";
+
 /// `q` as a `LIKE` pattern matching names that contain it in any case:
 /// its key, with `\`, `%` and `_` taken literally.
 fn contains_pattern(q: &str) -> String {
@@ -155,13 +160,9 @@ pub(super) async fn list<D: Db>(
         .as_deref()
         .filter(|q| !q.is_empty())
         .map(contains_pattern);
-    let filter = format!(
-        "WHERE c.organization_id = $1 AND ({pattern} IS NULL OR c.name_lower LIKE $2 ESCAPE '\\')",
-        pattern = D::typed("$2", "text"),
-    );
     let mut conn = store.read().await?;
     let rows: Vec<CampaignRow> = D::query(AssertSqlSafe(format!(
-        "{SELECT_CAMPAIGN} {filter} ORDER BY c.created_at DESC, c.id DESC LIMIT $3 OFFSET $4"
+        "{SELECT_CAMPAIGN} {LIST_FILTER} ORDER BY c.created_at DESC, c.id DESC LIMIT $3 OFFSET $4"
     )))
     .bind(org.0)
     .bind(pattern.as_deref())
@@ -170,7 +171,7 @@ pub(super) async fn list<D: Db>(
     .fetch_all(&mut *conn)
     .await?;
     let total: i64 = D::query(AssertSqlSafe(format!(
-        "SELECT count(*) FROM campaigns c {filter}"
+        "SELECT count(*) FROM campaigns c {LIST_FILTER}"
     )))
     .bind(org.0)
     .bind(pattern.as_deref())
