@@ -77,21 +77,24 @@ pub async fn tick(ctx: &RefreshContext) -> Result<Tick, StoreError> {
     if due.is_empty() {
         return Ok(Tick::Idle);
     }
-    let claimed = due.len();
+    // Under the operator's daily read cap, the claims it skips are freed
+    // and moved to the next day; the tick counts the videos it reads.
     let due = match ctx.config.read_cap {
         Some(cap) => {
+            let claimed = due.len();
             let read = ctx.store.cap_reads(due, now, cap).await?;
             let skipped = claimed - read.len();
             if skipped > 0 {
                 metrics::counter!("vidpulse_refresh_reads_skipped_total").increment(skipped as u64);
             }
+            if read.is_empty() {
+                return Ok(Tick::Worked(0));
+            }
             read
         }
         None => due,
     };
-    if due.is_empty() {
-        return Ok(Tick::Worked(claimed));
-    }
+    let claimed = due.len();
     let mut anchors = load_anchors(&*ctx.store, &*ctx.source, &due).await?;
     let mut per_platform: BTreeMap<Platform, Vec<DueVideo>> = BTreeMap::new();
     for video in due {

@@ -34,6 +34,7 @@ mod simulated;
 mod stats;
 mod thumbnails;
 mod track;
+mod tracking;
 mod trends;
 mod usage;
 mod webhooks;
