@@ -62,7 +62,10 @@ pub(crate) async fn campaign_ends_on<D: Dialect>(
 /// Recomputes `tracking_ends_at` of the videos of `org` that carry campaign
 /// `name` (after its dates changed, or videos joined or left it), and
 /// settles the analytics their moved windows change. Call it inside the
-/// write's transaction.
+/// write's transaction, once the write has settled its own rollup changes
+/// (it takes the shares before and after by itself: called between a
+/// write's own `rollup::shares` and `rollup::settle`, the moved closes
+/// would be counted twice).
 #[allow(dead_code)] // called by the campaigns' writes (`crud.rs`) as they land
 pub(crate) async fn retime_campaign<D: Db>(
     conn: &mut Conn<D>,
@@ -94,7 +97,8 @@ type RetimeRow = (
 /// Recomputes `tracking_ends_at` of these tracked videos of `org` (ids of
 /// `tracked_videos`), after their campaign changed or was cleared, and
 /// settles the analytics their moved windows change. Call it inside the
-/// write's transaction.
+/// write's transaction, after the write's own settling (see
+/// [`retime_campaign`]).
 pub(crate) async fn retime_videos<D: Db>(
     conn: &mut Conn<D>,
     org: OrgId,
