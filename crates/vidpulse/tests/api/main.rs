@@ -35,6 +35,7 @@ mod simulated;
 mod stats;
 mod thumbnails;
 mod track;
+mod tracking;
 mod trends;
 mod usage;
 mod webhooks;

@@ -47,7 +47,17 @@ async fn usage_counts_requests_errors_keys_and_credits(
     assert!(day["avg_response_time"].is_number());
     assert_eq!(
         a.body["data"]["summary"],
-        serde_json::json!({"total_requests_30_days": 3, "total_credits_30_days": 60})
+        serde_json::json!({
+            "total_requests_30_days": 3,
+            "total_credits_30_days": 60,
+            "reads_skipped_30_days": 0
+        })
+    );
+    assert_eq!(day["reads_skipped"], 0);
+    assert_eq!(
+        a.body["data"]["limits"],
+        serde_json::json!({"read_cap": null}),
+        "no read cap by default"
     );
 
     // The usage read itself counts next time.
