@@ -78,7 +78,7 @@ async fn sorts_by_what_videos_gained_over_a_window(
     let data = page(&app, &key, &format!("sort=likes_gained&{window}&limit=1")).await;
     assert_eq!(
         data["window"],
-        json!({"from": d(&app, 3), "to": d(&app, 5)})
+        json!({"from": d(&app, 3), "to": d(&app, 5), "baseline": "window"})
     );
     let first = &data["data"][0];
     assert_eq!(first["external_video_id"], A);
@@ -123,7 +123,7 @@ async fn sorts_by_what_videos_gained_over_a_window(
     let today = app.clock.now().date_naive();
     assert_eq!(
         data["window"],
-        json!({"from": (today - chrono::Duration::days(29)).to_string(), "to": today.to_string()})
+        json!({"from": (today - chrono::Duration::days(29)).to_string(), "to": today.to_string(), "baseline": "window"})
     );
     assert_eq!(
         gained(&app, &key, "sort=views_gained").await,
