@@ -86,7 +86,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(bodies, 28, "JSON request bodies of the dashboard API");
+        assert_eq!(bodies, 31, "JSON request bodies of the dashboard API");
         for name in ["InviteEntry", "InvitableRole"] {
             assert!(schemas.contains_key(name), "{name} is not registered");
         }
