@@ -84,7 +84,7 @@ async fn campaign_cells(db: &vidpulse_store::testing::TestDb) -> Vec<String> {
         .filter_map(|line| {
             let rest = line.strip_prefix("analytics_campaign_days:")?;
             // day:platform:campaign:sums
-            Some(rest.splitn(4, ':').nth(2)?.to_owned())
+            Some(rest.split(':').nth(2)?.to_owned())
         })
         .collect();
     names.sort();
