@@ -133,6 +133,7 @@ const OTHER_TABLES: &[&str] = &[
     "analytics_revisions",
     "api_keys",
     "campaign_counts",
+    "campaigns",
     "creator_follower_days",
     "creator_jobs",
     "creator_profiles",
