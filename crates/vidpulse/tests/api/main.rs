@@ -7,6 +7,7 @@ mod batch_and_untrack;
 mod blogger_listing;
 mod blogger_management;
 mod bloggers;
+mod campaign_report;
 mod cli;
 mod dashboard;
 mod errors;
