@@ -10,8 +10,9 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::app::campaigns::{campaign_id, campaign_not_found};
 use crate::app::campaigns::report::{
-    CampaignReport, ReportParams, campaign_report, no_such_campaign, read_params, report_csv,
+    CampaignReport, ReportParams, campaign_report, read_params, report_csv,
 };
 use crate::auth::require_paid_plan;
 use crate::dashboard::access::OrgAuth;
@@ -59,14 +60,14 @@ async fn report(
         .store
         .organization(auth.org)
         .await?
-        .ok_or_else(no_such_campaign)?;
+        .ok_or_else(campaign_not_found)?;
     require_paid_plan(org.plan, &app.config.upgrade_url)?;
     let ask = read_params(&q)?;
     let format = json_or_csv(&q, &headers)?;
-    let PathParam(id) = path.map_err(|_| no_such_campaign())?;
-    let data = campaign_report(&app, auth.org, &id, &ask)
+    let id = campaign_id(path)?;
+    let data = campaign_report(&app, auth.org, id, &ask)
         .await?
-        .ok_or_else(no_such_campaign)?;
+        .ok_or_else(campaign_not_found)?;
     Ok(match format {
         Format::Csv => export::download(format, "campaign-report", report_csv(&data)?.into()),
         _ => ok(data, Meta::of(&ctx)).into_response(),

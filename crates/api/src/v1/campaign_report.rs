@@ -10,8 +10,9 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use crate::app::campaigns::{campaign_id, campaign_not_found};
 use crate::app::campaigns::report::{
-    CampaignReport, ReportParams, campaign_report, no_such_campaign, read_params, report_csv,
+    CampaignReport, ReportParams, campaign_report, read_params, report_csv,
 };
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
@@ -57,10 +58,10 @@ async fn report(
     auth.require_paid_plan(&app.config.upgrade_url)?;
     let ask = read_params(&q)?;
     let format = json_or_csv(&q, &headers)?;
-    let PathParam(id) = path.map_err(|_| no_such_campaign())?;
-    let data = campaign_report(&app, auth.org.id, &id, &ask)
+    let id = campaign_id(path)?;
+    let data = campaign_report(&app, auth.org.id, id, &ask)
         .await?
-        .ok_or_else(no_such_campaign)?;
+        .ok_or_else(campaign_not_found)?;
     let csv = match format {
         Format::Csv => Some(report_csv(&data)?),
         _ => None,

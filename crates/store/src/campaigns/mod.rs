@@ -19,7 +19,6 @@ mod attach;
 mod crud;
 mod report;
 mod store;
-#[allow(dead_code)] // called once issue 37 lands its hooks
 pub(crate) mod tracking;
 
 pub(crate) use adopt::adopt_if_queued;
@@ -120,6 +119,9 @@ pub enum CampaignRefusal {
     NameTaken,
     /// No such campaign in the organization.
     NotFound,
+    /// The change would leave `ends_on` before `starts_on` (one of them
+    /// changed, checked against the other as stored).
+    EndsBeforeStart,
 }
 
 /// One video of a campaign, with what a report needs of it.

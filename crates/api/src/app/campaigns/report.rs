@@ -25,14 +25,13 @@ use chrono::{Duration, NaiveDate};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
-use uuid::Uuid;
 use vidpulse_domain::analytics::{Baseline, DateRange, Metrics};
 use vidpulse_domain::{CampaignId, OrgId};
 use vidpulse_store::campaigns::{CampaignRecord, CampaignVideoFigures};
 
 use crate::app::analytics::MetricsView;
 use crate::app::analytics::params::{Day, bad_day};
-use crate::app::rfc3339;
+use crate::app::campaigns::CampaignView;
 use crate::error::ApiError;
 use crate::extract::Query;
 use crate::input::{Fault, Refusals, text_unless_empty};
@@ -151,63 +150,6 @@ pub fn report_window(
         .map_err(|(field, message)| ApiError::validation(field, message))
 }
 
-/// The campaign as the report shows it.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct ReportCampaign {
-    /// Its id.
-    pub id: Uuid,
-    /// Its name.
-    pub name: String,
-    /// The client.
-    pub client: Option<String>,
-    /// First day (YYYY-MM-DD).
-    pub starts_on: Option<NaiveDate>,
-    /// Last day (YYYY-MM-DD).
-    pub ends_on: Option<NaiveDate>,
-    /// Its budget, in `currency`.
-    pub budget: Option<f64>,
-    /// ISO 4217 code.
-    pub currency: String,
-    /// The views it aims at.
-    pub target_views: Option<i64>,
-    /// Notes.
-    pub notes: Option<String>,
-    /// Whether it is archived.
-    pub archived: bool,
-    /// When it was archived (RFC 3339).
-    pub archived_at: Option<String>,
-    /// Tracked videos carrying it.
-    pub videos: i64,
-    /// Distinct creators of those videos.
-    pub creators: i64,
-    /// When it was created (RFC 3339).
-    pub created_at: String,
-    /// When it last changed (RFC 3339).
-    pub updated_at: String,
-}
-
-impl From<&CampaignRecord> for ReportCampaign {
-    fn from(c: &CampaignRecord) -> Self {
-        Self {
-            id: c.id.0,
-            name: c.name.clone(),
-            client: c.client.clone(),
-            starts_on: c.starts_on,
-            ends_on: c.ends_on,
-            budget: c.budget,
-            currency: c.currency.clone(),
-            target_views: c.target_views,
-            notes: c.notes.clone(),
-            archived: c.archived_at.is_some(),
-            archived_at: c.archived_at.map(rfc3339),
-            videos: c.videos,
-            creators: c.creators,
-            created_at: rfc3339(c.created_at),
-            updated_at: rfc3339(c.updated_at),
-        }
-    }
-}
-
 /// One creator of a report.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ReportCreator {
@@ -229,10 +171,10 @@ pub struct ReportCreator {
 }
 
 /// `data` of a campaign report.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Serialize, ToSchema)]
 pub struct CampaignReport {
     /// The campaign.
-    pub campaign: ReportCampaign,
+    pub campaign: CampaignView,
     /// First day.
     pub from: NaiveDate,
     /// Last day.
@@ -355,7 +297,7 @@ pub fn build_report(
     });
     let m = total.metrics;
     CampaignReport {
-        campaign: ReportCampaign::from(campaign),
+        campaign: CampaignView::from(campaign.clone()),
         from: window.from,
         to: window.to,
         baseline: baseline.as_str(),
@@ -391,13 +333,10 @@ pub fn build_report(
 pub async fn campaign_report(
     app: &AppState,
     org: OrgId,
-    id: &str,
+    id: CampaignId,
     ask: &ReportAsk,
 ) -> Result<Option<CampaignReport>, ApiError> {
-    let Ok(id) = id.parse::<Uuid>() else {
-        return Ok(None);
-    };
-    let Some(campaign) = app.store.campaign(org, CampaignId(id)).await? else {
+    let Some(campaign) = app.store.campaign(org, id).await? else {
         return Ok(None);
     };
     let window = report_window(ask, &campaign, app.clock.now().date_naive())?;
@@ -406,11 +345,6 @@ pub async fn campaign_report(
         .campaign_video_figures(org, &campaign.name, window, ask.baseline)
         .await?;
     Ok(Some(build_report(&campaign, window, ask.baseline, &videos)))
-}
-
-/// The answer to a campaign id that names none of the organization's.
-pub fn no_such_campaign() -> ApiError {
-    ApiError::not_found("No such campaign in this organization")
 }
 
 /// The CSV columns, in order.
@@ -451,10 +385,11 @@ pub fn report_csv(report: &CampaignReport) -> Result<Vec<u8>, ApiError> {
     let mut w = export::csv_writer();
     export::write_row(&mut w, CSV_COLUMNS)?;
     let c = &report.campaign;
+    let id = c.id.to_string();
     let lead = |row: &str| {
         vec![
             row.to_owned(),
-            c.id.to_string(),
+            id.clone(),
             cell(&c.name).into_owned(),
             cell(&report.currency).into_owned(),
             report.from.to_string(),
@@ -507,6 +442,7 @@ pub fn report_csv(report: &CampaignReport) -> Result<Vec<u8>, ApiError> {
 #[cfg(test)]
 mod tests {
     use chrono::{TimeZone, Utc};
+    use uuid::Uuid;
     use vidpulse_domain::{Platform, VideoId};
 
     use super::*;
