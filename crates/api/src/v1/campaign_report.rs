@@ -10,10 +10,10 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::app::campaigns::{campaign_id, campaign_not_found};
 use crate::app::campaigns::report::{
     CampaignReport, ReportParams, campaign_report, read_params, report_csv,
 };
+use crate::app::campaigns::{campaign_id, campaign_not_found};
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;

@@ -147,7 +147,14 @@ fn creators(data: &Value) -> Vec<Value> {
         .unwrap()
         .iter()
         .map(|c| {
-            json!([c["platform"], c["blogger_username"], c["videos"], c["views"], c["spend"], c["cpm"]])
+            json!([
+                c["platform"],
+                c["blogger_username"],
+                c["videos"],
+                c["views"],
+                c["spend"],
+                c["cpm"]
+            ])
         })
         .collect()
 }
@@ -167,22 +174,27 @@ async fn the_store_reads_each_videos_gain_and_views_since_tracking(
     let figures = |baseline| {
         let store = app.store.clone();
         async move {
-            let mut rows: Vec<(Option<String>, Option<i64>, Option<f64>, Option<Metrics>, i64)> =
-                store
-                    .campaign_video_figures(OrgId(org), "Launch", window, baseline)
-                    .await
-                    .unwrap()
-                    .into_iter()
-                    .map(|v| {
-                        (
-                            v.author_username,
-                            v.budget,
-                            v.ecpm,
-                            v.gained,
-                            v.views_since_tracking,
-                        )
-                    })
-                    .collect();
+            let mut rows: Vec<(
+                Option<String>,
+                Option<i64>,
+                Option<f64>,
+                Option<Metrics>,
+                i64,
+            )> = store
+                .campaign_video_figures(OrgId(org), "Launch", window, baseline)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|v| {
+                    (
+                        v.author_username,
+                        v.budget,
+                        v.ecpm,
+                        v.gained,
+                        v.views_since_tracking,
+                    )
+                })
+                .collect();
             rows.sort_by(|a, b| a.0.cmp(&b.0));
             rows
         }
@@ -198,9 +210,27 @@ async fn the_store_reads_each_videos_gain_and_views_since_tracking(
         figures(Baseline::Window).await,
         vec![
             (Some("Ana".into()), None, None, Some(m(800, 16)), 600),
-            (Some("MIRA".into()), None, Some(10.0), Some(m(2_600, 52)), 600),
-            (Some("Mira".into()), Some(500), None, Some(m(4_600, 92)), 5_000),
-            (Some("mira".into()), None, Some(20.0), Some(m(5_000, 0)), 5_000),
+            (
+                Some("MIRA".into()),
+                None,
+                Some(10.0),
+                Some(m(2_600, 52)),
+                600
+            ),
+            (
+                Some("Mira".into()),
+                Some(500),
+                None,
+                Some(m(4_600, 92)),
+                5_000
+            ),
+            (
+                Some("mira".into()),
+                None,
+                Some(20.0),
+                Some(m(5_000, 0)),
+                5_000
+            ),
         ]
     );
     let tracking = figures(Baseline::Tracking).await;
@@ -311,7 +341,12 @@ async fn a_report_follows_the_money_rules(
     // A campaign still running ends today; one without dates takes the
     // analytics window (the last 30 days); `to` alone keeps its start.
     let today = app.clock.now().date_naive();
-    launch(&app, &key, json!({"ends_on": (today + Duration::days(10)).to_string()})).await;
+    launch(
+        &app,
+        &key,
+        json!({"ends_on": (today + Duration::days(10)).to_string()}),
+    )
+    .await;
     let data = report(&app, &key, &path).await;
     assert_eq!(data["to"], today.to_string());
     assert_eq!(data["from"], d(&app, 2).to_string());
@@ -387,10 +422,14 @@ async fn a_report_as_csv_has_a_row_per_creator_and_the_total(
                 "row,campaign_id,campaign,currency,from,to,baseline,platform,blogger_username,\
                  videos,videos_without_cost,views,likes,comments,reposts,saves,spend,cpm,cpe,\
                  engagement_rate,budget,budget_left,target_views,target_progress",
-                &format!("creator,{lead},tiktok,MIRA,2,0,7200,720,72,144,0,506,70.2778,0.5406,0.13,,,,"),
+                &format!(
+                    "creator,{lead},tiktok,MIRA,2,0,7200,720,72,144,0,506,70.2778,0.5406,0.13,,,,"
+                ),
                 &format!("creator,{lead},youtube,mira,1,0,5000,500,50,0,0,100,20,0.1818,0.11,,,,"),
                 &format!("creator,{lead},tiktok,Ana,1,1,800,80,8,16,0,0,0,0,0.13,,,,"),
-                &format!("total,{lead},,,4,1,13000,1300,130,160,0,606,46.6154,0.3811,0.1223,1000,394,50000,0.26"),
+                &format!(
+                    "total,{lead},,,4,1,13000,1300,130,160,0,606,46.6154,0.3811,0.1223,1000,394,50000,0.26"
+                ),
                 "",
             ]
         );
@@ -403,7 +442,10 @@ async fn a_report_as_csv_has_a_row_per_creator_and_the_total(
         .get(&format!("/v1/campaigns/{id}/report?format=csv"), Some(&key))
         .await;
     let text = a.body.as_str().unwrap();
-    assert!(text.contains(&format!("total,{id},'-Launch,EUR,")), "{text}");
+    assert!(
+        text.contains(&format!("total,{id},'-Launch,EUR,")),
+        "{text}"
+    );
 }
 
 #[rstest]
@@ -484,7 +526,10 @@ async fn a_report_refuses_mistakes_other_organizations_and_free_plans_and_charge
         .id
         .0;
     let a = app
-        .get(&format!("/v1/campaigns/{free_campaign}/report"), Some(&free))
+        .get(
+            &format!("/v1/campaigns/{free_campaign}/report"),
+            Some(&free),
+        )
         .await;
     assert_nested_error(&a, 402, "PAID_PLAN_REQUIRED");
     assert!(a.body["error"]["upgrade_url"].is_string(), "{}", a.body);

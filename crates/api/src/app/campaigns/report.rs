@@ -308,9 +308,7 @@ pub fn build_report(
         cpm: ratio(total.spend * 1000.0, m.views),
         cpe: ratio(total.spend, engagements(&m)),
         engagement_rate: ratio(engagements(&m) as f64, m.views),
-        target_progress: campaign
-            .target_views
-            .and_then(|t| ratio(m.views as f64, t)),
+        target_progress: campaign.target_views.and_then(|t| ratio(m.views as f64, t)),
         videos: total.videos,
         videos_without_cost: total.without_cost,
         creators: creators
@@ -397,9 +395,8 @@ pub fn report_csv(report: &CampaignReport) -> Result<Vec<u8>, ApiError> {
             report.baseline.to_owned(),
         ]
     };
-    let figures = |m: &MetricsView| {
-        [m.views, m.likes, m.comments, m.reposts, m.saves].map(|n| n.to_string())
-    };
+    let figures =
+        |m: &MetricsView| [m.views, m.likes, m.comments, m.reposts, m.saves].map(|n| n.to_string());
     for creator in &report.creators {
         let m: Metrics = creator.metrics.into();
         let mut row = lead("creator");
@@ -546,7 +543,14 @@ mod tests {
                 20_000,
             ),
             // Mira on YouTube: nothing in the window, 3 per mille of 1,000.
-            video(Platform::YouTube, Some("mira"), None, Some(3.0), None, 1_000),
+            video(
+                Platform::YouTube,
+                Some("mira"),
+                None,
+                Some(3.0),
+                None,
+                1_000,
+            ),
         ];
         let window = DateRange {
             from: day("2026-11-01"),
@@ -612,7 +616,13 @@ mod tests {
         let r = build_report(&c, window, Baseline::Window, &videos);
         assert_eq!(r.spend, 0.0);
         assert_eq!(
-            (r.budget_left, r.cpm, r.cpe, r.engagement_rate, r.target_progress),
+            (
+                r.budget_left,
+                r.cpm,
+                r.cpe,
+                r.engagement_rate,
+                r.target_progress
+            ),
             (None, None, None, None, None)
         );
         assert_eq!(r.creators[0].blogger_username, None);
@@ -648,8 +658,7 @@ mod tests {
         // Days given win; a bad pair is 400 naming `from`.
         let w = report_window(&ask(Some("2026-11-02"), Some("2026-11-03")), &c, today).unwrap();
         assert_eq!((w.from, w.to), (day("2026-11-02"), day("2026-11-03")));
-        let e = report_window(&ask(Some("2026-11-04"), Some("2026-11-03")), &c, today)
-            .unwrap_err();
+        let e = report_window(&ask(Some("2026-11-04"), Some("2026-11-03")), &c, today).unwrap_err();
         assert_eq!(e.field.as_deref(), Some("from"));
     }
 
