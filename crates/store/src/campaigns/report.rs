@@ -3,7 +3,9 @@
 //! organization's tracking window (the visibility rule of the analytics
 //! totals, `analytics/statements.rs`).
 //!
-//! Per video of the campaign, a few seeks in `daily_closes`' key
+//! Per video of the campaign (from the organization's campaign index; its
+//! author by the catalog's key, never a join PostgreSQL would hash over
+//! the whole catalog), a few seeks in `daily_closes`' key
 //! (catalog video, organization, day): its last visible day on or before
 //! `to` (the end), its last visible day before `from` (the baseline), its
 //! first visible day (where tracking began) and, with
@@ -92,10 +94,11 @@ fn figures_sql<D: Dialect>(baseline: Baseline) -> String {
     format!(
         "WITH v AS (
            SELECT tv.id AS video_id, tv.organization_id AS org, tv.platform_video_id AS pvid,
-                  pv.platform, coalesce(pv.author_username, tv.own_author) AS author_username,
+                  tv.platform,
+                  coalesce((SELECT pv.author_username FROM platform_videos pv
+                            WHERE pv.id = tv.platform_video_id), tv.own_author) AS author_username,
                   tv.budget, tv.ecpm, {start} AS start_day, {end} AS end_day
            FROM tracked_videos tv
-           JOIN platform_videos pv ON pv.id = tv.platform_video_id
            WHERE tv.organization_id = {org} AND tv.campaign = {name}
          ),
          e AS MATERIALIZED (
