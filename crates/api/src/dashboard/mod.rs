@@ -10,6 +10,7 @@ pub mod api_keys;
 pub mod blogger_add;
 pub mod blogger_followers;
 pub mod bloggers;
+pub mod campaign_report;
 pub mod campaigns;
 pub mod creator_profiles;
 pub mod identity;
@@ -44,6 +45,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(api_keys::router())
         .merge(videos::router())
         .merge(webhooks::router())
+        .merge(campaign_report::router())
         .merge(campaigns::router())
 }
 

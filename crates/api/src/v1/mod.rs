@@ -7,6 +7,7 @@ use crate::state::AppState;
 pub mod account;
 pub mod analytics;
 pub mod bloggers;
+pub mod campaign_report;
 pub mod campaigns;
 pub mod export;
 pub mod top;
@@ -24,5 +25,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(analytics::router())
         .merge(top::router())
         .merge(webhooks::router())
+        .merge(campaign_report::router())
         .merge(campaigns::router())
 }
