@@ -112,6 +112,20 @@ export function shortDate(value) {
   return new Intl.DateTimeFormat(current, { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(d);
 }
 
+/** An instant's day for chart labels, in the browser's time zone (`27 Nov`). */
+export function localDay(value) {
+  const d = toDate(value);
+  if (Number.isNaN(d.getTime())) return String(value);
+  return new Intl.DateTimeFormat(current, { day: 'numeric', month: 'short' }).format(d);
+}
+
+/** An instant's time of day for chart labels, in the browser's time zone (`14:05`). */
+export function localTime(value) {
+  const d = toDate(value);
+  if (Number.isNaN(d.getTime())) return String(value);
+  return new Intl.DateTimeFormat(current, { hour: '2-digit', minute: '2-digit' }).format(d);
+}
+
 /** An instant, in the browser's time zone. */
 export function dateTime(value) {
   if (!value) return '–';
