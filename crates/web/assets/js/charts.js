@@ -103,13 +103,29 @@ function frame(title, description, w) {
   return svg;
 }
 
+/**
+ * The y labels of `values`: short (`51K`, `2.5K`), with the digits each
+ * needs to read exactly (ticks are round numbers).
+ */
+export function yLabels(values) {
+  const decimals = (v) => {
+    const k = Math.abs(v) >= 1000 ? Math.floor(Math.log10(Math.abs(v)) / 3) : 0;
+    const q = Math.round((v / 1000 ** k) * 1000) / 1000;
+    const text = String(q);
+    return text.includes('.') ? text.split('.')[1].length : 0;
+  };
+  const digits = Math.min(3, Math.max(0, ...values.map(decimals)));
+  return values.map((v) => num(v, { notation: 'compact', maximumFractionDigits: digits }));
+}
+
 function yAxis(svg, w, scaleY, tickValues) {
   const g = s('g', { class: 'axis', 'aria-hidden': 'true' });
-  for (const v of tickValues) {
+  const labels = yLabels(tickValues);
+  tickValues.forEach((v, i) => {
     const y = scaleY(v);
     g.append(s('line', { x1: PAD.left, x2: w - PAD.right, y1: y, y2: y, class: 'grid' }));
-    g.append(s('text', { x: PAD.left - 8, y: y + 4, 'text-anchor': 'end' }, num(v, { notation: 'compact' })));
-  }
+    g.append(s('text', { x: PAD.left - 8, y: y + 4, 'text-anchor': 'end' }, labels[i]));
+  });
   svg.append(g);
 }
 

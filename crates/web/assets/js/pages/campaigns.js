@@ -7,7 +7,7 @@
 // from its first reading (`baseline=tracking`).
 import { get, post, patch, del, can } from '../api.js';
 import { h, clear, fill, field, select, errorBox, errorText, busy, pageHeader, section, notice, toast } from '../dom.js';
-import { t, num, date } from '../i18n.js';
+import { t, num, date, dateRange } from '../i18n.js';
 import { dataTable } from '../table.js';
 import { barChart } from '../charts.js';
 import { platformLabel, metricLabel, METRICS } from '../labels.js';
@@ -71,6 +71,7 @@ function percent(value) {
 /** A campaign's days: "1 Nov 2026 – 30 Nov 2026", an open end as such. */
 function dates(c) {
   if (!c.starts_on && !c.ends_on) return t('campaigns.no_dates');
+  if (c.starts_on && c.ends_on) return dateRange(c.starts_on, c.ends_on);
   return `${c.starts_on ? date(c.starts_on) : '…'} – ${c.ends_on ? date(c.ends_on) : '…'}`;
 }
 
@@ -203,7 +204,7 @@ async function listPage(main, query, ctx) {
   const editor = can('editor');
   const newButton = editor ? h('button', { type: 'button', class: 'btn btn-primary', id: 'campaign-new' }, t('campaigns.new')) : null;
   main.append(pageHeader(t('campaigns.title'), newButton));
-  main.append(h('p', { class: 'subtitle' }, t('campaigns.intro')));
+  main.append(h('p', { class: 'subtitle page-intro' }, t('campaigns.intro')));
   const formSlot = h('div');
   const status = h('div', { class: 'action-status', 'aria-live': 'polite' });
   const listSlot = h('div');
@@ -345,7 +346,7 @@ async function listPage(main, query, ctx) {
         }
       });
     });
-    return h('span', { class: 'row-actions' }, edit, archive, remove);
+    return h('span', { class: 'row-actions campaign-actions' }, edit, archive, remove);
   }
 
   await load();
@@ -513,7 +514,7 @@ async function campaignPage(main, id, query, ctx) {
   const to = h('input', { type: 'date', id: 'report-to', value: DAY.test(query.get('to') || '') ? query.get('to') : '' });
   const show = h('button', { type: 'submit', class: 'btn btn-primary' }, t('campaigns.show'));
   const reset = h('button', { type: 'button', class: 'btn' }, t('campaigns.campaign_dates'));
-  const form = h('form', { class: 'filters', 'aria-label': t('campaigns.period') }, field(t('campaigns.from'), from), field(t('campaigns.to'), to), h('div', { class: 'actions' }, show, reset));
+  const form = h('form', { class: 'inline-form period-form', 'aria-label': t('campaigns.period') }, field(t('campaigns.from'), from), field(t('campaigns.to'), to), h('div', { class: 'actions' }, show, reset));
   const results = h('div');
   main.append(form, results);
   form.addEventListener('submit', (e) => {
