@@ -192,6 +192,38 @@ pub fn video_total(closes: &[DayClose], from: NaiveDate, to: NaiveDate) -> Optio
     Some(end.last.minus(baseline))
 }
 
+/// The gain of one video over `from..=to` under `baseline`: [`video_total`]
+/// for [`Baseline::Window`]; for [`Baseline::Tracking`], a video without a
+/// close before `from` counts from the first observation of its first day
+/// on or after `from` (its first reading in the window) rather than from
+/// `from`'s first observation or 0, so what it had before tracking never
+/// counts. With counters that only grow, the tracking total equals the sum
+/// of [`video_increments`] over the same days.
+pub fn video_total_by(
+    closes: &[DayClose],
+    from: NaiveDate,
+    to: NaiveDate,
+    baseline: Baseline,
+) -> Option<Metrics> {
+    match baseline {
+        Baseline::Window => video_total(closes, from, to),
+        Baseline::Tracking => {
+            let end = closes.iter().rev().find(|c| c.day <= to)?;
+            if end.day < from {
+                return None;
+            }
+            let start = match closes.iter().rev().find(|c| c.day < from) {
+                Some(before) => before.last,
+                None => closes
+                    .iter()
+                    .find(|c| c.day >= from)
+                    .map_or(Metrics::default(), |c| c.first),
+            };
+            Some(end.last.minus(start))
+        }
+    }
+}
+
 /// The daily increments of one video on the days of `from..=to` that have an
 /// observation: `max(0, close(d) − previous)`, where `previous` is the close
 /// of the latest earlier day, or on the video's first day its first
@@ -389,6 +421,9 @@ pub struct AnalyticsQuery {
     /// Only videos of the creator with this handle key
     /// ([`crate::names::handle_key`]: lowercase, no `@`).
     pub author: Option<String>,
+    /// Where a video tracked after `from` starts counting (totals; the
+    /// increments are the same under both).
+    pub baseline: Baseline,
 }
 
 /// A group's metrics.
@@ -591,6 +626,33 @@ mod tests {
     }
 
     #[test]
+    fn the_tracking_baseline_never_counts_views_from_before_tracking() {
+        // Tracked on day 3 with 1000 views already there.
+        let closes = [close(3, 1000, 1100), close(4, 1150, 1500)];
+        let window = |from, to| video_total_by(&closes, d(from), d(to), Baseline::Window);
+        let tracking = |from, to| video_total_by(&closes, d(from), d(to), Baseline::Tracking);
+        assert_eq!(window(1, 4), Some(m(1500)));
+        assert_eq!(tracking(1, 4), Some(m(500)));
+        assert_eq!(
+            tracking(1, 4),
+            Some(sum(&video_increments(&closes, d(1), d(4))))
+        );
+        // A close before `from`: the same under both.
+        assert_eq!(window(4, 4), Some(m(400)));
+        assert_eq!(tracking(4, 4), Some(m(400)));
+        // `from` on the first day: the same under both.
+        assert_eq!(tracking(3, 4), window(3, 4));
+        // Nothing in the window: nothing under both.
+        assert_eq!(tracking(1, 2), None);
+        assert_eq!(tracking(5, 9), None);
+        for b in [Baseline::Window, Baseline::Tracking] {
+            assert_eq!(Baseline::parse(b.as_str()), Some(b));
+        }
+        assert_eq!(Baseline::parse("Tracking"), None);
+        assert_eq!(Baseline::default(), Baseline::Window);
+    }
+
+    #[test]
     fn difference_two_dips_and_recoveries() {
         let closes = [close(1, 100, 100), close(2, 90, 90), close(3, 120, 120)];
         let incs = video_increments(&closes, d(1), d(3));
@@ -703,6 +765,20 @@ mod tests {
             let from = closes.get(from_offset).map_or(first, |c| c.day);
             let to = from + Duration::days(span);
             let total = video_total(&closes, from, to).unwrap_or_default();
+            prop_assert_eq!(total, sum(&video_increments(&closes, from, to)));
+        }
+
+        /// Counters that only grow, any window: tracking totals equal the
+        /// sum of increments.
+        #[test]
+        fn tracking_totals_equal_summed_increments_when_counters_grow(
+            closes in growing_history(),
+            from_offset in -5i64..60,
+            span in 0i64..60,
+        ) {
+            let from = d(1) + Duration::days(from_offset);
+            let to = from + Duration::days(span);
+            let total = video_total_by(&closes, from, to, Baseline::Tracking).unwrap_or_default();
             prop_assert_eq!(total, sum(&video_increments(&closes, from, to)));
         }
 

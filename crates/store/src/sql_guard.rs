@@ -82,6 +82,8 @@ const FRAGMENTS: &[&str] = &[
     "statement",
     "relink_all_sql()",
     "videos_cte::<D>()",
+    "first_d_column(baseline)",
+    "first_day_condition(baseline)",
     "latest_sql::<D>(D::SCOPE_TABLE,&org_param)",
     "list_order(query,\"page_gain\")",
     "list_order(query,\"page.page_gain\")",

@@ -114,8 +114,9 @@ impl Refusals for Ranking {
 }
 
 /// Every parameter a leaderboard knows; any other answers 400.
-const KNOWN_PARAMETERS: [&str; 10] = [
+const KNOWN_PARAMETERS: [&str; 11] = [
     "metric", "by", "limit", "from", "to", "platform", "campaign", "blogger", "compare", "format",
+    "baseline",
 ];
 
 /// Every leaderboard parameter: the ranking, the analytics window and
@@ -242,6 +243,9 @@ pub struct TopData {
     pub from: NaiveDate,
     /// Last day.
     pub to: NaiveDate,
+    /// Where a video tracked after `from` starts counting: `window` (from
+    /// 0) or `tracking` (from its first reading).
+    pub baseline: &'static str,
     /// The places, largest gain first (ties by key).
     pub items: Vec<TopItem>,
     /// With `compare=previous_period`: the days compared with.
@@ -280,6 +284,7 @@ pub(crate) async fn leaderboard(
         by: by.as_str(),
         from: query.window.from,
         to: query.window.to,
+        baseline: query.baseline.as_str(),
         items,
         previous_period: previous.map(PeriodView::from),
     })
@@ -301,6 +306,7 @@ async fn top_videos(
             org,
             &TopVideosQuery {
                 window: query.window,
+                baseline: query.baseline,
                 metric,
                 platform: query.platform,
                 campaign: query.campaign.clone(),
@@ -321,7 +327,7 @@ async fn top_videos(
             .collect();
         let before: HashMap<VideoId, Metrics> = app
             .store
-            .video_gains(org, &ids, window)
+            .video_gains(org, &ids, window, query.baseline)
             .await?
             .into_iter()
             .collect();

@@ -17,7 +17,7 @@ use vidpulse_domain::VideoId;
 use vidpulse_store::DayIncrementQuery;
 
 use crate::app::analytics::params::{
-    AnalyticsParams, Day, Grouping, Scope, TotalsParams, Window, bad_day,
+    AnalyticsParams, Day, Grouping, Growth, Scope, TotalsParams, Window, bad_day,
 };
 use crate::app::analytics::video::VideoStats;
 use crate::app::analytics::{self, OrganizationStats};
@@ -140,6 +140,7 @@ impl Input for ForDateQuery {
         Window,
         Grouping,
         Scope,
+        Growth,
         Compare,
     ),
     responses(
@@ -173,6 +174,7 @@ async fn organization_stats(
         Ranking,
         Window,
         Scope,
+        Growth,
         Compare,
     ),
     responses(

@@ -15,7 +15,7 @@ use utoipa_axum::routes;
 use vidpulse_store::Charge;
 
 use crate::app::analytics::params::{
-    AnalyticsParams, Grouping, Periods, Scope, TotalsParams, Window,
+    AnalyticsParams, Grouping, Growth, Periods, Scope, TotalsParams, Window,
 };
 use crate::app::analytics::{IncrementsData, TotalsData, increments_data, totals_data};
 use crate::app::compare::Compare;
@@ -59,7 +59,7 @@ pub(crate) async fn charge(
 /// total and per group. Paid plans; 1 credit.
 #[utoipa::path(
     get, path = "/v1/analytics/metrics/totals", tag = "analytics",
-    params(Window, Grouping, Periods, Scope, Compare, FormatParam),
+    params(Window, Grouping, Periods, Scope, Growth, Compare, FormatParam),
     responses(
         (status = 200, description = "Totals (CSV: the total, then a row per group)",
          content((Envelope<TotalsData> = "application/json"), (String = "text/csv"))),
@@ -107,7 +107,7 @@ pub(crate) fn json_or_csv<T>(q: &Query<T>, headers: &HeaderMap) -> Result<Format
 /// and groups without a reading are left out. Paid plans; 1 credit.
 #[utoipa::path(
     get, path = "/v1/analytics/metrics/increments", tag = "analytics",
-    params(Window, Grouping, Periods, Scope, FormatParam),
+    params(Window, Grouping, Periods, Scope, Growth, FormatParam),
     responses(
         (status = 200, description = "Daily increments (CSV: a row per day and group)",
          content((Envelope<IncrementsData> = "application/json"), (String = "text/csv"))),

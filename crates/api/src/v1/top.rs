@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::app::analytics::params::{Scope, Window};
+use crate::app::analytics::params::{Growth, Scope, Window};
 use crate::app::compare::Compare;
 use crate::app::top::{Ranking, TopData, TopParams, leaderboard};
 use crate::auth::ApiKeyAuth;
@@ -30,7 +30,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// two dates. Paid plans; 1 credit.
 #[utoipa::path(
     get, path = "/v1/analytics/top", tag = "analytics",
-    params(Ranking, Window, Scope, Compare, FormatParam),
+    params(Ranking, Window, Scope, Growth, Compare, FormatParam),
     responses(
         (status = 200, description = "The leaderboard (CSV: a row per place)",
          content((Envelope<TopData> = "application/json"), (String = "text/csv"))),

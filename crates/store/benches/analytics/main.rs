@@ -435,6 +435,7 @@ fn cases() -> Vec<Case> {
                     campaign: None,
                     platform: None,
                     author: None,
+                    baseline: vidpulse_domain::analytics::Baseline::Window,
                 },
             });
         }
@@ -449,6 +450,7 @@ fn cases() -> Vec<Case> {
                 campaign: Some("Campaign 07".into()),
                 platform: Some(Platform::TikTok),
                 author: None,
+                baseline: vidpulse_domain::analytics::Baseline::Window,
             },
         });
         out.push(Case {
@@ -462,6 +464,7 @@ fn cases() -> Vec<Case> {
                 campaign: Some("Campaign 07".into()),
                 platform: Some(Platform::TikTok),
                 author: None,
+                baseline: vidpulse_domain::analytics::Baseline::Window,
             },
         });
     }
@@ -653,6 +656,7 @@ async fn run_finds(
     ] {
         let query = TopVideosQuery {
             window,
+            baseline: vidpulse_domain::analytics::Baseline::Window,
             metric: Metric::Views,
             platform: None,
             campaign: campaign.map(str::to_owned),
@@ -678,6 +682,7 @@ async fn run_finds(
             campaign: None,
             platform: None,
             author: None,
+            baseline: vidpulse_domain::analytics::Baseline::Window,
         };
         let (rows, median, p95, max) = time(runs, || async {
             Ok(store.analytics_totals(org, &query).await?.len())

@@ -6,7 +6,7 @@ use std::future::Future;
 
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use vidpulse_domain::OrgId;
-use vidpulse_domain::analytics::{AnalyticsQuery, GroupBy, Metrics};
+use vidpulse_domain::analytics::{AnalyticsQuery, Baseline, GroupBy, Metrics};
 
 use super::{AnalyticsRow, DayIncrement};
 use crate::StoreError;
@@ -288,9 +288,10 @@ impl TryFrom<DayIncrementRow> for DayIncrement {
 
 /// Totals: per video the close of the last visible day ≤ `to` minus the
 /// baseline (the close of the last day before `from`, else the first
-/// observation on `from`, else 0); a video without a close in the window
+/// observation on `from` — with [`Baseline::Tracking`], of its first visible
+/// day on or after `from` — else 0); a video without a close in the window
 /// adds nothing, not even an empty group.
-pub(crate) fn totals_sql<D: Dialect>(group_by: GroupBy) -> String {
+pub(crate) fn totals_sql<D: Dialect>(group_by: GroupBy, baseline: Baseline) -> String {
     let p = |n: usize| format!("${n}");
     let (select, group) = grouping(group_by);
     let group_clause = if group.is_empty() {
@@ -313,7 +314,7 @@ pub(crate) fn totals_sql<D: Dialect>(group_by: GroupBy) -> String {
                  AND day >= v.start_day AND day <= v.end_day) AS end_d,
              (SELECT max(day) FROM daily_closes
                WHERE platform_video_id = v.pvid AND organization_id = {org}
-                 AND day >= v.start_day AND day < {from}) AS before_d
+                 AND day >= v.start_day AND day < {from}) AS before_d{first_d}
            FROM v
          )
          SELECT CAST(NULL AS DATE) AS day, {select}, {metrics}
@@ -323,13 +324,40 @@ pub(crate) fn totals_sql<D: Dialect>(group_by: GroupBy) -> String {
          LEFT JOIN daily_closes cb ON cb.platform_video_id = v.pvid AND cb.organization_id = {org}
                                   AND cb.day = v.before_d
          LEFT JOIN daily_closes cf ON cf.platform_video_id = v.pvid AND cf.organization_id = {org}
-                                  AND cf.day = {from} AND cf.day >= v.start_day
+                                  AND {first_day}
          WHERE v.end_d >= {from}
          {group_clause}",
         videos = videos_cte::<D>(),
+        first_d = first_d_column(baseline),
+        first_day = first_day_condition(baseline),
         from = p(2),
         org = p(1),
     )
+}
+
+/// With [`Baseline::Tracking`], the extra column of [`totals_sql`]'s
+/// videos: the first visible day on or after `from` (`$2`), within the
+/// window.
+fn first_d_column(baseline: Baseline) -> &'static str {
+    match baseline {
+        Baseline::Window => "",
+        Baseline::Tracking => {
+            ",
+             (SELECT min(day) FROM daily_closes
+               WHERE platform_video_id = v.pvid AND organization_id = $1
+                 AND day >= v.start_day AND day >= $2 AND day <= v.end_day) AS first_d"
+        }
+    }
+}
+
+/// Which close `cf` of [`totals_sql`] gives the first observation a video
+/// without a close before `from` counts from: `from`'s own (the spec's
+/// rule), or its first visible day's on or after `from`.
+fn first_day_condition(baseline: Baseline) -> &'static str {
+    match baseline {
+        Baseline::Window => "cf.day = $2 AND cf.day >= v.start_day",
+        Baseline::Tracking => "cf.day = v.first_d",
+    }
 }
 
 /// The rollup table that answers `q`, when one can: publish and tracking
@@ -352,12 +380,15 @@ pub(crate) fn rollup_table(q: &AnalyticsQuery) -> Option<&'static str> {
 }
 
 /// Totals or increments from a rollup table (see [`crate::rollup`]): totals
-/// are `Σ step + Σ (day = from ? open : entry)` over the window, increments
-/// `Σ gain` per day. Binds with [`Binds::bind`].
+/// are `Σ step + Σ (day = from ? open : entry)` over the window
+/// ([`Baseline::Window`]: a video first seen after `from` counts from 0) or
+/// `Σ step + Σ open` ([`Baseline::Tracking`]: it counts from its first
+/// reading), increments `Σ gain` per day. Binds with [`Binds::bind`].
 pub(crate) fn rollup_sql<D: Dialect>(
     table: &'static str,
     group_by: GroupBy,
     increments: bool,
+    baseline: Baseline,
 ) -> String {
     let p = |n: usize| format!("${n}");
     let t = |n: usize, ty: &'static str| D::typed(&p(n), ty);
@@ -428,11 +459,12 @@ pub(crate) fn rollup_sql<D: Dialect>(
         };
         (
             "CAST(NULL AS DATE)",
-            sums::<D>(|m| {
-                format!(
+            sums::<D>(|m| match baseline {
+                Baseline::Window => format!(
                     "v.step_{m} + CASE WHEN v.day = {from} THEN v.open_{m} ELSE v.entry_{m} END",
                     from = p(2)
-                )
+                ),
+                Baseline::Tracking => format!("v.step_{m} + v.open_{m}"),
             }),
             group,
             "",
@@ -497,8 +529,11 @@ pub(crate) fn increments_sql<D: Dialect>(group_by: GroupBy) -> String {
 ///  or every close .
 pub(crate) fn query_sql<D: Dialect>(q: &AnalyticsQuery, increments: bool) -> (String, bool) {
     match rollup_table(q) {
-        Some(table) => (rollup_sql::<D>(table, q.group_by, increments), true),
+        Some(table) => (
+            rollup_sql::<D>(table, q.group_by, increments, q.baseline),
+            true,
+        ),
         None if increments => (increments_sql::<D>(q.group_by), false),
-        None => (totals_sql::<D>(q.group_by), false),
+        None => (totals_sql::<D>(q.group_by, q.baseline), false),
     }
 }

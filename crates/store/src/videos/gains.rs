@@ -4,7 +4,7 @@
 //! sorts by it and the leaderboard of videos ranks by it.
 
 use sqlx::AssertSqlSafe;
-use vidpulse_domain::analytics::{DateRange, Metric, Metrics};
+use vidpulse_domain::analytics::{Baseline, DateRange, Metric, Metrics};
 use vidpulse_domain::{OrgId, VideoId};
 
 use crate::StoreError;
@@ -27,7 +27,18 @@ pub(crate) const LATEST_JOIN: &str = " LEFT JOIN latest_closes lc
 /// a video whose latest close is before `from` (or that has none) has no
 /// gain, with no seek. The baseline is 0 for a video whose tracking started
 /// after `from`, else one or two seeks.
-pub(crate) fn push_gain<D: Dialect>(b: &mut Builder<D>, metric: Metric, window: DateRange) {
+///
+/// With [`Baseline::Tracking`] a video without a close before `from`
+/// counts from the first reading of its first visible day on or after
+/// `from` instead (one seek; for a video whose tracking started after
+/// `from`, its first visible day), so views from before its tracking never
+/// count.
+pub(crate) fn push_gain<D: Dialect>(
+    b: &mut Builder<D>,
+    metric: Metric,
+    window: DateRange,
+    baseline: Baseline,
+) {
     let m = metric.as_str();
     let start = D::day_of("tv.tracking_started_at");
     let visible = format!(
@@ -49,19 +60,38 @@ pub(crate) fn push_gain<D: Dialect>(b: &mut Builder<D>, metric: Metric, window: 
         .push(AssertSqlSafe(format!(
             " ORDER BY c.day DESC LIMIT 1) END) - (CASE WHEN {start} > "
         )))
-        .push_bind(window.from)
-        .push(AssertSqlSafe(format!(
-            " THEN 0 ELSE coalesce((SELECT coalesce(c.last_{m}, 0) FROM daily_closes c
-                       WHERE {visible} AND c.day < "
+        .push_bind(window.from);
+    if baseline == Baseline::Tracking {
+        // Tracked after `from`: no close before it; the first visible day
+        // is the first on or after `from`.
+        b.push(AssertSqlSafe(format!(
+            " THEN coalesce((SELECT coalesce(c.first_{m}, 0) FROM daily_closes c
+                             WHERE {visible} ORDER BY c.day LIMIT 1), 0)
+              ELSE coalesce((SELECT coalesce(c.last_{m}, 0) FROM daily_closes c
+                             WHERE {visible} AND c.day < "
         )))
         .push_bind(window.from)
         .push(AssertSqlSafe(format!(
             " ORDER BY c.day DESC LIMIT 1),
                       (SELECT coalesce(c.first_{m}, 0) FROM daily_closes c
-                       WHERE {visible} AND c.day = "
+                       WHERE {visible} AND c.day >= "
         )))
         .push_bind(window.from)
-        .push("), 0) END) END)");
+        .push(" ORDER BY c.day LIMIT 1), 0) END) END)");
+        return;
+    }
+    b.push(AssertSqlSafe(format!(
+        " THEN 0 ELSE coalesce((SELECT coalesce(c.last_{m}, 0) FROM daily_closes c
+                       WHERE {visible} AND c.day < "
+    )))
+    .push_bind(window.from)
+    .push(AssertSqlSafe(format!(
+        " ORDER BY c.day DESC LIMIT 1),
+                      (SELECT coalesce(c.first_{m}, 0) FROM daily_closes c
+                       WHERE {visible} AND c.day = "
+    )))
+    .push_bind(window.from)
+    .push("), 0) END) END)");
 }
 
 /// The five gains over `window` of the organization's videos `ids`; a video
@@ -71,6 +101,7 @@ pub(crate) async fn gains_of<D: Dialect>(
     org: OrgId,
     ids: &[VideoId],
     window: DateRange,
+    baseline: Baseline,
 ) -> Result<Vec<(VideoId, Metrics)>, StoreError> {
     if ids.is_empty() {
         return Ok(Vec::new());
@@ -78,7 +109,7 @@ pub(crate) async fn gains_of<D: Dialect>(
     let mut b = Builder::<D>::new("SELECT tv.id");
     for metric in Metric::ALL {
         b.push(", ");
-        push_gain(&mut b, metric, window);
+        push_gain(&mut b, metric, window, baseline);
     }
     b.push(" FROM tracked_videos tv")
         .push(LATEST_JOIN)

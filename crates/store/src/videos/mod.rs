@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Days, Duration, NaiveDate, NaiveTime, Utc};
 use uuid::Uuid;
-use vidpulse_domain::analytics::{DateRange, Metric, Metrics};
+use vidpulse_domain::analytics::{Baseline, DateRange, Metric, Metrics};
 use vidpulse_domain::names::TagName;
 use vidpulse_domain::patch::{VideoPatch, VideoStatus, WorkflowStatus};
 use vidpulse_domain::{ApiKeyId, Counters, Observation, OrgId, Plan, Platform, VideoId, VideoRef};
@@ -228,6 +228,8 @@ pub struct ListQuery {
     pub tracked_before: Option<DateTime<Utc>>,
     /// The days a [`SortKey::Gained`] sort measures.
     pub window: DateRange,
+    /// Where a gain starts for a video tracked after the window's first day.
+    pub baseline: Baseline,
     /// Sort key.
     pub sort: SortKey,
     /// Sort direction.
@@ -257,6 +259,7 @@ impl ListQuery {
                 from: today,
                 to: today,
             }),
+            baseline: Baseline::Window,
             sort: SortKey::CreatedAt,
             order: SortOrder::Desc,
             limit: 50,
@@ -289,6 +292,8 @@ impl ListQuery {
 pub struct TopVideosQuery {
     /// The days measured.
     pub window: DateRange,
+    /// Where a gain starts for a video tracked after the window's first day.
+    pub baseline: Baseline,
     /// The metric ranked, largest gain first.
     pub metric: Metric,
     /// Only this platform.
@@ -425,14 +430,15 @@ pub trait VideoStore {
         ranked: &[(VideoId, Metrics)],
     ) -> Result<Vec<TopVideo>, StoreError>;
 
-    /// The gains of the organization's videos `ids` over `window`, by id;
-    /// a video without a reading in the window (or not the organization's)
-    /// is absent.
+    /// The gains of the organization's videos `ids` over `window`, by id,
+    /// counted from `baseline`; a video without a reading in the window (or
+    /// not the organization's) is absent.
     async fn video_gains(
         &self,
         org: OrgId,
         ids: &[VideoId],
         window: DateRange,
+        baseline: Baseline,
     ) -> Result<Vec<(VideoId, Metrics)>, StoreError>;
 
     /// One tracked video of the organization, whole, in one query.

@@ -181,7 +181,7 @@ impl<D: RecordDialect + ScopeDialect> VideoStore for SqlStore<D> {
         // gain IS NOT NULL` that the database would evaluate as a second
         // computation of every gain.
         let mut top = Builder::<D>::new("SELECT tv.id, ");
-        gains::push_gain(&mut top, query.metric, query.window);
+        gains::push_gain(&mut top, query.metric, query.window, query.baseline);
         top.push(" AS gain ");
         // The instant only serves the status filter, which a leaderboard lacks.
         push_listing(&mut top, org, &filters, DateTime::UNIX_EPOCH, true);
@@ -196,7 +196,7 @@ impl<D: RecordDialect + ScopeDialect> VideoStore for SqlStore<D> {
             .filter_map(|(id, gain)| gain.map(|_| VideoId(id)))
             .collect();
         let mut gains: std::collections::HashMap<VideoId, Metrics> =
-            gains::gains_of::<D>(&mut conn, org, &ids, query.window)
+            gains::gains_of::<D>(&mut conn, org, &ids, query.window, query.baseline)
                 .await?
                 .into_iter()
                 .collect();
@@ -258,8 +258,9 @@ impl<D: RecordDialect + ScopeDialect> VideoStore for SqlStore<D> {
         org: OrgId,
         ids: &[VideoId],
         window: DateRange,
+        baseline: Baseline,
     ) -> Result<Vec<(VideoId, Metrics)>, StoreError> {
-        gains::gains_of::<D>(&mut *self.read().await?, org, ids, window).await
+        gains::gains_of::<D>(&mut *self.read().await?, org, ids, window, baseline).await
     }
 
     async fn video(
@@ -560,7 +561,7 @@ fn page_ids<D: Dialect>(org: OrgId, query: &ListQuery, now: DateTime<Utc>) -> Bu
     let mut page = Builder::<D>::new("WITH page AS (SELECT tv.id AS page_id");
     if let SortKey::Gained(metric) = query.sort {
         page.push(", ");
-        gains::push_gain(&mut page, metric, query.window);
+        gains::push_gain(&mut page, metric, query.window, query.baseline);
         page.push(" AS page_gain");
     }
     page.push(" ");

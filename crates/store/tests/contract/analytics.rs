@@ -4,7 +4,8 @@ use std::sync::Arc;
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
 use rstest::rstest;
 use vidpulse_domain::analytics::{
-    AnalyticsQuery, DateRange, DayClose, GroupBy, Metrics, video_increments, video_total,
+    AnalyticsQuery, Baseline, DateRange, DayClose, GroupBy, Metrics, video_increments,
+    video_total_by,
 };
 use vidpulse_domain::{Counters, OrgId, Plan, Platform};
 use vidpulse_store::VideoLookup;
@@ -110,7 +111,7 @@ fn reference(
             for (d, m) in video_increments(&closes, q.window.from, q.window.to) {
                 out.push((Some(d), key.clone(), m));
             }
-        } else if let Some(m) = video_total(&closes, q.window.from, q.window.to) {
+        } else if let Some(m) = video_total_by(&closes, q.window.from, q.window.to, q.baseline) {
             out.push((None, key.clone(), m));
         }
     }
@@ -160,6 +161,7 @@ fn query(from: u32, to: u32, group_by: GroupBy) -> AnalyticsQuery {
         campaign: None,
         platform: None,
         author: None,
+        baseline: vidpulse_domain::analytics::Baseline::Window,
     }
 }
 
@@ -188,14 +190,26 @@ async fn totals_and_increments_match_the_reference_for_every_grouping_and_window
 ) {
     let (_db, store, a) = imported(backend).await;
     let rows = history();
-    for group_by in GroupBy::ALL {
+    for (group_by, baseline) in GroupBy::ALL
+        .into_iter()
+        .flat_map(|g| [(g, Baseline::Window), (g, Baseline::Tracking)])
+    {
         for (from, to) in [(1, 10), (3, 7), (5, 5), (2, 9), (11, 20), (1, 1)] {
-            let q = query(from, to, group_by);
+            let q = AnalyticsQuery {
+                baseline,
+                ..query(from, to, group_by)
+            };
             let totals = store.analytics_totals(a, &q).await.unwrap();
             assert_eq!(
                 from_store(totals, &q),
                 reference(&rows, &q, false),
-                "totals {group_by} {from}..{to}"
+                "totals {group_by} {from}..{to} {baseline:?}"
+            );
+            // Per video too (a publish filter that lets every video through).
+            assert_eq!(
+                per_video(&store, a, &q, false).await,
+                reference(&rows, &q, false),
+                "per-video totals {group_by} {from}..{to} {baseline:?}"
             );
             let incs = store.analytics_increments(a, &q).await.unwrap();
             let days: Vec<_> = incs.iter().map(|r| r.day.unwrap()).collect();
@@ -437,8 +451,12 @@ async fn the_rollup_follows_every_write_and_answers_like_the_per_video_path(
         for group_by in GroupBy::ALL {
             for (from, to) in [(1, 20), (5, 14), (13, 16), (14, 14), (15, 17), (16, 30)] {
                 let mut q = query(from, to, group_by);
-                for campaign in [None, Some("Summer".to_owned())] {
+                for (campaign, baseline) in [None, Some("Summer".to_owned())]
+                    .into_iter()
+                    .flat_map(|c| [(c.clone(), Baseline::Window), (c, Baseline::Tracking)])
+                {
                     q.campaign = campaign;
+                    q.baseline = baseline;
                     for increments in [false, true] {
                         let rows = if increments {
                             store.analytics_increments(who, &q).await.unwrap()
@@ -448,7 +466,7 @@ async fn the_rollup_follows_every_write_and_answers_like_the_per_video_path(
                         assert_eq!(
                             from_store(rows, &q),
                             per_video(&store, who, &q, increments).await,
-                            "{group_by} {from}..{to} campaign {:?} increments {increments}",
+                            "{group_by} {from}..{to} campaign {:?} {baseline:?} increments {increments}",
                             q.campaign
                         );
                     }
@@ -468,9 +486,16 @@ async fn each_videos_gains_match_the_reference_and_rank_the_leaderboard(
 
     let (_db, store, a) = imported(backend).await;
     let rows = history();
-    for (from, to) in [(1, 10), (3, 7), (5, 5), (2, 9), (11, 20), (1, 1), (4, 4)] {
+    let windows = [(1, 10), (3, 7), (5, 5), (2, 9), (11, 20), (1, 1), (4, 4)];
+    for ((from, to), baseline) in windows
+        .into_iter()
+        .flat_map(|w| [(w, Baseline::Window), (w, Baseline::Tracking)])
+    {
         // Per video: the totals reference with one video's group.
-        let q = query(from, to, GroupBy::PlatformBlogger);
+        let q = AnalyticsQuery {
+            baseline,
+            ..query(from, to, GroupBy::PlatformBlogger)
+        };
         let expected: BTreeMap<String, Metrics> = reference(&rows, &q, false)
             .into_iter()
             .map(|(_, key, m)| (key, m))
@@ -481,6 +506,7 @@ async fn each_videos_gains_match_the_reference_and_rank_the_leaderboard(
                     a,
                     &TopVideosQuery {
                         window: q.window,
+                        baseline,
                         metric,
                         platform: None,
                         campaign: None,
@@ -501,11 +527,14 @@ async fn each_videos_gains_match_the_reference_and_rank_the_leaderboard(
                     (key, v.gains)
                 })
                 .collect();
-            assert_eq!(got, expected, "{from}..{to} {metric:?}");
+            assert_eq!(got, expected, "{from}..{to} {metric:?} {baseline:?}");
             let ranked: Vec<i64> = top.iter().map(|v| v.gains.get(metric)).collect();
             assert!(ranked.windows(2).all(|w| w[0] >= w[1]), "{ranked:?}");
             let ids: Vec<_> = top.iter().map(|v| v.video_id).collect();
-            let gains = store.video_gains(a, &ids, q.window).await.unwrap();
+            let gains = store
+                .video_gains(a, &ids, q.window, baseline)
+                .await
+                .unwrap();
             assert_eq!(gains.len(), ids.len());
             for (id, m) in gains {
                 assert_eq!(
@@ -522,6 +551,7 @@ async fn each_videos_gains_match_the_reference_and_rank_the_leaderboard(
             a,
             &TopVideosQuery {
                 window: query(1, 10, GroupBy::None).window,
+                baseline: vidpulse_domain::analytics::Baseline::Window,
                 metric: Metric::Views,
                 platform: None,
                 campaign: None,
@@ -537,7 +567,12 @@ async fn each_videos_gains_match_the_reference_and_rank_the_leaderboard(
     assert_eq!(ids.len(), 3);
     assert!(
         store
-            .video_gains(b, &ids, query(1, 10, GroupBy::None).window)
+            .video_gains(
+                b,
+                &ids,
+                query(1, 10, GroupBy::None).window,
+                Baseline::Tracking
+            )
             .await
             .unwrap()
             .is_empty()

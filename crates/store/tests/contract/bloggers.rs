@@ -185,6 +185,7 @@ async fn views(store: &Arc<dyn Store>, org: OrgId) -> i64 {
                 campaign: None,
                 platform: None,
                 author: None,
+                baseline: vidpulse_domain::analytics::Baseline::Window,
             },
         )
         .await

@@ -255,6 +255,7 @@ async fn housekeeping_deletes_old_readings_and_keeps_the_analytics(
                         campaign: None,
                         platform: None,
                         author: None,
+                        baseline: vidpulse_domain::analytics::Baseline::Window,
                     },
                 )
                 .await

@@ -98,6 +98,7 @@ async fn everything_of(
                 campaign: None,
                 platform: None,
                 author: None,
+                baseline: vidpulse_domain::analytics::Baseline::Window,
             };
             out.push(format!(
                 "{:?}",
@@ -282,6 +283,7 @@ async fn an_organizations_first_tracked_day_starts_at_its_own_first_reading(
         campaign: None,
         platform: None,
         author: None,
+        baseline: vidpulse_domain::analytics::Baseline::Window,
     };
     let views = |rows: Vec<vidpulse_store::AnalyticsRow>| -> Vec<i64> {
         rows.iter().map(|r| r.metrics.views).collect()
@@ -434,6 +436,7 @@ async fn metadata_of(
         campaign: None,
         platform: None,
         author: None,
+        baseline: vidpulse_domain::analytics::Baseline::Window,
     };
     let keys = store
         .analytics_totals(org, &q)

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod analytics;
+mod baseline;
 mod batch_and_untrack;
 mod blogger_listing;
 mod blogger_management;

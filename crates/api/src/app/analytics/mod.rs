@@ -87,6 +87,9 @@ pub struct TotalsData {
     pub from: NaiveDate,
     /// Last day.
     pub to: NaiveDate,
+    /// The `baseline` asked: `window` (the default: a video tracked after
+    /// `from` counts from 0) or `tracking` (from its first reading).
+    pub baseline: &'static str,
     /// Sum over every video.
     pub total: MetricsView,
     /// Per group, most views first; empty for `group_by=none`.
@@ -134,6 +137,8 @@ pub struct IncrementsData {
     pub from: NaiveDate,
     /// Last day.
     pub to: NaiveDate,
+    /// The `baseline` asked (the increments are the same under both).
+    pub baseline: &'static str,
     /// Days with a reading, ascending.
     pub data: Vec<IncrementDay>,
 }
@@ -188,6 +193,7 @@ pub(crate) async fn totals_data(
         group_by_dimension: query.group_by.as_str(),
         from: query.window.from,
         to: query.window.to,
+        baseline: query.baseline.as_str(),
         total: total.into(),
         groups: Vec::new(),
         previous_period: None,
@@ -245,6 +251,7 @@ pub(crate) async fn increments_data(
         group_by_dimension: query.group_by.as_str(),
         from: query.window.from,
         to: query.window.to,
+        baseline: query.baseline.as_str(),
         data,
     })
 }
@@ -266,6 +273,8 @@ pub struct OrganizationStats {
     pub from: NaiveDate,
     /// Last day.
     pub to: NaiveDate,
+    /// The `baseline` asked: `window` (the default) or `tracking`.
+    pub baseline: &'static str,
     /// Gains over the window (the public totals rule).
     pub total: MetricsView,
     /// Gains per day with a reading (the public increments rule), ascending.
@@ -310,6 +319,7 @@ pub(crate) async fn organization_stats(
     Ok(OrganizationStats {
         from: totals.from,
         to: totals.to,
+        baseline: totals.baseline,
         total: totals.total,
         days: days
             .into_iter()

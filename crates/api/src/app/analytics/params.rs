@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer, de};
 use serde_json::Value;
 use utoipa::IntoParams;
 use vidpulse_domain::Platform;
-use vidpulse_domain::analytics::{AnalyticsQuery, DateRange, GroupBy};
+use vidpulse_domain::analytics::{AnalyticsQuery, Baseline, DateRange, GroupBy};
 use vidpulse_domain::names::{Handle, handle_key};
 
 use crate::app::compare::Compare;
@@ -104,6 +104,46 @@ impl Refusals for Grouping {
                 valid.join(", ")
             ),
         )
+    }
+}
+
+/// Where a video tracked after the window's first day starts counting.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct Growth {
+    /// window (default: a video tracked after `from` counts from 0, the views it had before tracking count as growth) or tracking (it counts from its first reading, so views from before tracking never count; the totals then equal the sum of the daily increments when counters only grow). Increments are the same under both
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    baseline: Option<BaselineName>,
+}
+
+impl Growth {
+    /// The baseline asked for (window by default).
+    pub(crate) fn baseline(&self) -> Baseline {
+        self.baseline.map_or(Baseline::Window, |BaselineName(b)| b)
+    }
+}
+
+/// A `baseline` value.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BaselineName(pub(crate) Baseline);
+
+impl std::str::FromStr for BaselineName {
+    type Err = ();
+    fn from_str(s: &str) -> Result<Self, ()> {
+        Baseline::parse(s).map(BaselineName).ok_or(())
+    }
+}
+
+/// The message for a `baseline` that is neither `window` nor `tracking`.
+pub(crate) fn bad_baseline(sent: &str) -> String {
+    format!("`baseline` must be window or tracking; got `{sent}`")
+}
+
+impl Refusals for Growth {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        let sent = fault.sent().and_then(Value::as_str).unwrap_or_default();
+        ApiError::validation("baseline", bad_baseline(sent))
     }
 }
 
@@ -217,14 +257,15 @@ impl Refusals for Scope {
     }
 }
 
-/// Every analytics parameter: [`Window`], [`Grouping`], [`Scope`] and
-/// [`Periods`], read in that order.
+/// Every analytics parameter: [`Window`], [`Grouping`], [`Scope`],
+/// [`Periods`] and [`Growth`], read in that order.
 #[derive(Debug)]
 pub(crate) struct AnalyticsParams {
     window: Window,
     grouping: Grouping,
     scope: Scope,
     periods: Periods,
+    growth: Growth,
 }
 
 impl Input for AnalyticsParams {
@@ -234,6 +275,7 @@ impl Input for AnalyticsParams {
             grouping: Grouping::from_json(value)?,
             scope: Scope::from_json(value)?,
             periods: Periods::from_json(value)?,
+            growth: Growth::from_json(value)?,
         })
     }
 }
@@ -274,6 +316,7 @@ impl AnalyticsParams {
             grouping,
             scope,
             periods,
+            growth,
         } = self;
         let window = DateRange::window(
             window.from.map(|Day(d)| d),
@@ -297,6 +340,7 @@ impl AnalyticsParams {
             campaign: scope.campaign,
             platform: scope.platform.map(|AnyCase(p)| p),
             author: scope.blogger.map(|HandleKey(h)| h),
+            baseline: growth.baseline(),
         })
     }
 }

@@ -11,12 +11,12 @@ use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::{IntoParams, ToSchema};
-use vidpulse_domain::analytics::{DateRange, Metric};
+use vidpulse_domain::analytics::{Baseline, DateRange, Metric};
 use vidpulse_domain::names::{CAMPAIGN_MAX_CHARS, Campaign, Handle, TAG_MAX_CHARS, TagName};
 use vidpulse_domain::{OrgId, Platform, VideoId};
 use vidpulse_store::{ListQuery, SortKey, SortOrder, VideoLookup, VideoRecord, VideoState};
 
-use crate::app::analytics::params::{Day, range};
+use crate::app::analytics::params::{BaselineName, Day, bad_baseline, range};
 use crate::app::videos::{VideoView, record_json};
 use crate::envelope::{Meta, ok};
 use crate::error::ApiError;
@@ -60,6 +60,9 @@ pub struct WindowView {
     pub from: NaiveDate,
     /// Last day.
     pub to: NaiveDate,
+    /// Where a video tracked after `from` starts counting: `window` (from
+    /// 0) or `tracking` (from its first reading).
+    pub baseline: &'static str,
 }
 
 const SORT_OPTIONS: [&str; 8] = [
@@ -77,7 +80,7 @@ const SORT_OPTIONS: [&str; 8] = [
 /// answer lists them: the parameters the listing and the export share. The
 /// listing knows these after `limit` and `offset`; the export, after
 /// `format`. Any other parameter answers 400.
-pub const FILTER_PARAMETERS: [&str; 14] = [
+pub const FILTER_PARAMETERS: [&str; 15] = [
     "platform",
     "status",
     "sort",
@@ -92,6 +95,7 @@ pub const FILTER_PARAMETERS: [&str; 14] = [
     "published_to",
     "tracked_from",
     "tracked_to",
+    "baseline",
 ];
 
 /// The listing's page: the parameters it knows before [`FILTER_PARAMETERS`].
@@ -163,6 +167,10 @@ pub struct ListParams {
     #[serde(default, deserialize_with = "text_unless_empty")]
     #[param(value_type = Option<String>)]
     tracked_to: Option<Day>,
+    /// Where the gains of a video tracked after `from` start: window (default: from 0, the views it had before tracking count) or tracking (from its first reading); it does not by itself make the answer carry gains
+    #[serde(default, deserialize_with = "text_unless_empty")]
+    #[param(value_type = Option<String>)]
+    baseline: Option<BaselineName>,
 }
 
 /// A campaign as the PATCH sets it ([`Campaign`]: trimmed; letters,
@@ -300,6 +308,7 @@ impl ListParams {
             tracked_from,
             tracked_before,
             window,
+            baseline: self.baseline.map_or(Baseline::Window, |BaselineName(b)| b),
             sort: match self.sort.unwrap_or(Sort::CreatedAt) {
                 Sort::CreatedAt => SortKey::CreatedAt,
                 Sort::Views => SortKey::Views,
@@ -374,6 +383,10 @@ impl Refusals for ListParams {
             "from" | "to" | "published_from" | "published_to" | "tracked_from" | "tracked_to" => (
                 format!("`{name}` must be a date YYYY-MM-DD; got `{raw}`"),
                 json!({ "parameter": name }),
+            ),
+            "baseline" => (
+                bad_baseline(raw),
+                json!({ "parameter": "baseline", "valid_baseline_options": ["window", "tracking"] }),
             ),
             "status" => (
                 format!("`status` must be active, completed or failed; got `{raw}`"),
@@ -476,7 +489,11 @@ async fn page_of(
     let mut gains = HashMap::new();
     if with_gains {
         let ids: Vec<VideoId> = page.items.iter().map(|r| r.video_id).collect();
-        gains.extend(app.store.video_gains(org, &ids, query.window).await?);
+        gains.extend(
+            app.store
+                .video_gains(org, &ids, query.window, query.baseline)
+                .await?,
+        );
     }
     Ok(VideoPage {
         data: page
@@ -496,6 +513,7 @@ async fn page_of(
         window: with_gains.then_some(WindowView {
             from: query.window.from,
             to: query.window.to,
+            baseline: query.baseline.as_str(),
         }),
     })
 }

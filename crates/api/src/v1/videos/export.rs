@@ -16,7 +16,7 @@ use futures::stream::{self, StreamExt, TryStreamExt};
 use serde::Serialize;
 use serde_json::json;
 use uuid::Uuid;
-use vidpulse_domain::analytics::{DateRange, Metrics};
+use vidpulse_domain::analytics::{Baseline, DateRange, Metrics};
 use vidpulse_domain::{OrgId, VideoId};
 use vidpulse_store::{VideoLookup, VideoRecord};
 
@@ -103,6 +103,7 @@ const GAIN_COLUMNS: [&str; 5] = [
         ("published_to" = Option<String>, Query, description = "As the listing"),
         ("tracked_from" = Option<String>, Query, description = "As the listing"),
         ("tracked_to" = Option<String>, Query, description = "As the listing"),
+        ("baseline" = Option<String>, Query, description = "As the listing: window (default) or tracking, where the exported gains of a video tracked after `from` start"),
     ),
     responses(
         (status = 200, description = "Every matching video",
@@ -140,7 +141,7 @@ pub(super) async fn export_videos(
         .into_iter()
         .map(|stamp| stamp.video_id)
         .collect();
-    let window = with_gains.then_some(query.window);
+    let window = with_gains.then_some((query.window, query.baseline));
     let header = match format {
         Format::Csv => {
             let mut w = csv_writer();
@@ -182,7 +183,7 @@ async fn slice_chunks(
     org: OrgId,
     ids: &[VideoId],
     now: DateTime<Utc>,
-    window: Option<DateRange>,
+    window: Option<(DateRange, Baseline)>,
     format: Format,
 ) -> Result<Vec<Bytes>, ApiError> {
     let mut records: HashMap<VideoId, VideoRecord> = app
@@ -193,9 +194,9 @@ async fn slice_chunks(
         .map(|r| (r.video_id, r))
         .collect();
     let gains: HashMap<VideoId, Metrics> = match window {
-        Some(window) => app
+        Some((window, baseline)) => app
             .store
-            .video_gains(org, ids, window)
+            .video_gains(org, ids, window, baseline)
             .await?
             .into_iter()
             .collect(),
