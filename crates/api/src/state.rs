@@ -63,6 +63,9 @@ pub struct ApiConfig {
     pub connections: ConnectionLimits,
     /// How thumbnails are fetched and kept.
     pub thumbnails: ThumbnailConfig,
+    /// The worker's daily read cap per organization, shown in usage
+    /// (`None`: no cap).
+    pub read_cap: Option<i64>,
 }
 
 /// Limits that keep slow or idle clients from holding the server.
@@ -113,6 +116,7 @@ impl Default for ApiConfig {
             webhook_allow_private: false,
             connections: ConnectionLimits::default(),
             thumbnails: ThumbnailConfig::default(),
+            read_cap: None,
         }
     }
 }

@@ -1,7 +1,9 @@
 //! When a tracked video is read next.
 //!
 //! By default every 15 minutes for the first 24 hours
-//! of tracking, hourly until day 7, every 6 hours until day 30, then stop.
+//! of tracking, hourly until day 7, every 6 hours until day 30, then stop;
+//! a video whose campaign runs past day 30 is tracked longer and read every
+//! [`RefreshSchedule::extended`] (daily by default) until its tracking ends.
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -13,6 +15,9 @@ pub struct RefreshSchedule {
     pub tiers: Vec<(Duration, Duration)>,
     /// How long tracking lasts; no read is scheduled after it.
     pub window: Duration,
+    /// The interval between reads of a tracking that lasts longer than the
+    /// tiers (a campaign running past the window): daily by default.
+    pub extended: Duration,
 }
 
 impl Default for RefreshSchedule {
@@ -24,6 +29,7 @@ impl Default for RefreshSchedule {
                 (Duration::days(30), Duration::hours(6)),
             ],
             window: Duration::days(30),
+            extended: Duration::hours(24),
         }
     }
 }
@@ -40,7 +46,8 @@ impl RefreshSchedule {
 
     /// The next read after one made at `now`, for a video whose most recent
     /// tracking began at `started` and whose tracking ends at `ends`; `None`
-    /// when no further read is due.
+    /// when no further read is due. Past the tiers (a tracking a campaign
+    /// extends), every [`RefreshSchedule::extended`].
     pub fn next_after(
         &self,
         started: DateTime<Utc>,
@@ -48,7 +55,7 @@ impl RefreshSchedule {
         now: DateTime<Utc>,
     ) -> Option<DateTime<Utc>> {
         let age = (now - started).max(Duration::zero());
-        let next = now + self.interval_at(age).unwrap_or(self.last_interval());
+        let next = now + self.interval_at(age).unwrap_or(self.extended);
         // One last read at the end of the window closes the last day.
         if now >= ends {
             None
@@ -57,11 +64,15 @@ impl RefreshSchedule {
         }
     }
 
-    fn last_interval(&self) -> Duration {
-        self.tiers
-            .last()
-            .map(|(_, every)| *every)
-            .unwrap_or(Duration::hours(6))
+    /// The same schedule reading extended trackings every `every`.
+    pub fn with_extended(mut self, every: Duration) -> Result<Self, ScheduleError> {
+        if every <= Duration::zero() {
+            return Err(ScheduleError(
+                "the extended interval must be positive".into(),
+            ));
+        }
+        self.extended = every;
+        Ok(self)
     }
 
     /// Parses `15m@24h,1h@7d,6h@30d`: intervals with the age until which they
@@ -90,8 +101,17 @@ impl RefreshSchedule {
             .last()
             .map(|(until, _)| *until)
             .ok_or_else(|| ScheduleError("schedule has no tiers".into()))?;
-        Ok(Self { tiers, window })
+        Ok(Self {
+            tiers,
+            window,
+            extended: Duration::hours(24),
+        })
     }
+}
+
+/// Parses an interval like `24h`, `90m` or `2d` (see [`RefreshSchedule::parse`]).
+pub fn parse_interval(s: &str) -> Result<Duration, ScheduleError> {
+    parse_duration(s)
 }
 
 /// A schedule string that does not parse.
@@ -161,6 +181,27 @@ mod tests {
             s.next_after(t0(), ends, t0()),
             Some(t0() + Duration::minutes(15))
         );
+    }
+
+    #[test]
+    fn reads_daily_past_the_tiers_until_the_extended_end() {
+        let s = RefreshSchedule::default();
+        let ends = t0() + Duration::days(60);
+        let day31 = t0() + Duration::days(31);
+        assert_eq!(
+            s.next_after(t0(), ends, day31),
+            Some(day31 + Duration::days(1))
+        );
+        let late = ends - Duration::hours(3);
+        assert_eq!(s.next_after(t0(), ends, late), Some(ends));
+        assert_eq!(s.next_after(t0(), ends, ends), None);
+        let hourly = s.clone().with_extended(Duration::hours(1)).unwrap();
+        assert_eq!(
+            hourly.next_after(t0(), ends, day31),
+            Some(day31 + Duration::hours(1))
+        );
+        assert!(s.with_extended(Duration::zero()).is_err());
+        assert_eq!(parse_interval("24h"), Ok(Duration::hours(24)));
     }
 
     #[test]

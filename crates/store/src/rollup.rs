@@ -390,6 +390,14 @@ pub(crate) async fn shares<D: ScopeDialect>(
     tx: &mut Tx<D>,
     scope: &Scope,
 ) -> Result<Shares, StoreError> {
+    shares_on::<D>(tx, scope).await
+}
+
+/// [`shares`] on the connection of a transaction the caller holds.
+pub(crate) async fn shares_on<D: ScopeDialect>(
+    tx: &mut Conn<D>,
+    scope: &Scope,
+) -> Result<Shares, StoreError> {
     if scope.is_empty() {
         return Ok(Shares::new());
     }
@@ -409,7 +417,16 @@ pub(crate) async fn settle<D: ScopeDialect>(
     scope: &Scope,
     before: Shares,
 ) -> Result<(), StoreError> {
-    let after = shares(tx, scope).await?;
+    settle_on::<D>(tx, scope, before).await
+}
+
+/// [`settle`] on the connection of a transaction the caller holds.
+pub(crate) async fn settle_on<D: ScopeDialect>(
+    tx: &mut Conn<D>,
+    scope: &Scope,
+    before: Shares,
+) -> Result<(), StoreError> {
+    let after = shares_on::<D>(tx, scope).await?;
     apply::<D>(tx, &changes(&before, &after)).await?;
     let seen = settle_latest::<D>(tx, scope).await?;
     // Every organization whose closes were in scope, moved or not (two
@@ -430,7 +447,7 @@ pub(crate) async fn settle<D: ScopeDialect>(
 /// video in `scope`, from its closes and tracking window as they are now;
 /// returns the organizations that see one.
 async fn settle_latest<D: ScopeDialect>(
-    tx: &mut Tx<D>,
+    tx: &mut Conn<D>,
     scope: &Scope,
 ) -> Result<Vec<Uuid>, StoreError> {
     if scope.is_empty() {
@@ -445,7 +462,7 @@ async fn settle_latest<D: ScopeDialect>(
     );
     D::bind_scope(D::query(AssertSqlSafe(forget)), scope)
         .bind(scope.org)
-        .execute(&mut **tx)
+        .execute(&mut *tx)
         .await?;
     let keep = format!(
         "{} RETURNING organization_id",
@@ -453,7 +470,7 @@ async fn settle_latest<D: ScopeDialect>(
     );
     let seen: Vec<(Uuid,)> = D::bind_scope(D::query(AssertSqlSafe(keep)), scope)
         .bind(scope.org)
-        .fetch_all(&mut **tx)
+        .fetch_all(&mut *tx)
         .await?;
     Ok(seen.into_iter().map(|(org,)| org).collect())
 }

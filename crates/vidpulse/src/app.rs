@@ -61,6 +61,7 @@ impl Services {
         } = worker;
         let wake = Arc::new(Notify::new());
         api.tracking_window = refresh.schedule.window;
+        api.read_cap = refresh.read_cap;
         api.webhook_allow_private = webhooks.allow_private;
         let webhooks = WebhookContext::new(store.clone(), clock.clone(), webhooks)?;
         let state = AppState::new(

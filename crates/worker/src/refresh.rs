@@ -33,6 +33,9 @@ pub struct RefreshConfig {
     /// Observations older than this are deleted by the housekeeping
     /// (`None`: kept forever).
     pub observation_retention: Option<Duration>,
+    /// Scheduled reads per organization per UTC day (`None`: no cap); see
+    /// [`vidpulse_store::RefreshStore::cap_reads`].
+    pub read_cap: Option<i64>,
 }
 
 impl Default for RefreshConfig {
@@ -44,6 +47,7 @@ impl Default for RefreshConfig {
             idle_poll: StdDuration::from_secs(2),
             schedule: RefreshSchedule::default(),
             observation_retention: None,
+            read_cap: None,
         }
     }
 }
@@ -74,6 +78,20 @@ pub async fn tick(ctx: &RefreshContext) -> Result<Tick, StoreError> {
         return Ok(Tick::Idle);
     }
     let claimed = due.len();
+    let due = match ctx.config.read_cap {
+        Some(cap) => {
+            let read = ctx.store.cap_reads(due, now, cap).await?;
+            let skipped = claimed - read.len();
+            if skipped > 0 {
+                metrics::counter!("vidpulse_refresh_reads_skipped_total").increment(skipped as u64);
+            }
+            read
+        }
+        None => due,
+    };
+    if due.is_empty() {
+        return Ok(Tick::Worked(claimed));
+    }
     let mut anchors = load_anchors(&*ctx.store, &*ctx.source, &due).await?;
     let mut per_platform: BTreeMap<Platform, Vec<DueVideo>> = BTreeMap::new();
     for video in due {

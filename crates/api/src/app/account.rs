@@ -34,6 +34,9 @@ pub struct UsageEntry {
     pub avg_response_time: f64,
     /// Distinct API keys used.
     pub unique_api_keys: i64,
+    /// Scheduled reads of the organization's videos that the operator's
+    /// daily read cap skipped that day (0 without a cap).
+    pub reads_skipped: i64,
 }
 
 /// Totals over the report.
@@ -43,6 +46,16 @@ pub struct UsageSummary {
     pub total_requests_30_days: i64,
     /// Credits in the last 30 days.
     pub total_credits_30_days: i64,
+    /// Reads the daily read cap skipped in the last 30 days.
+    pub reads_skipped_30_days: i64,
+}
+
+/// The operator's limits that apply to the organization's usage.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct UsageLimits {
+    /// Scheduled reads of the organization's videos per UTC day
+    /// (`VIDPULSE_MAX_READS_PER_ORG_PER_DAY`); `null`: no cap.
+    pub read_cap: Option<i64>,
 }
 
 /// `data` of the usage report.
@@ -52,6 +65,8 @@ pub struct UsageReport {
     pub usage_history: Vec<UsageEntry>,
     /// Totals.
     pub summary: UsageSummary,
+    /// The limits in force.
+    pub limits: UsageLimits,
 }
 
 /// Organization `org`'s usage over the last 30 days, this node's pending
@@ -66,6 +81,7 @@ pub(crate) async fn usage_report(app: &AppState, org: OrgId) -> Result<UsageRepo
     let summary = UsageSummary {
         total_requests_30_days: days.iter().map(|d| d.total_requests).sum(),
         total_credits_30_days: days.iter().map(|d| d.credits_used).sum(),
+        reads_skipped_30_days: days.iter().map(|d| d.reads_skipped).sum(),
     };
     let usage_history = days
         .into_iter()
@@ -78,11 +94,15 @@ pub(crate) async fn usage_report(app: &AppState, org: OrgId) -> Result<UsageRepo
             total_credits_used: d.credits_used,
             avg_response_time: (d.avg_response_time_ms * 100.0).round() / 100.0,
             unique_api_keys: d.unique_api_keys,
+            reads_skipped: d.reads_skipped,
         })
         .collect();
     Ok(UsageReport {
         usage_history,
         summary,
+        limits: UsageLimits {
+            read_cap: app.config.read_cap,
+        },
     })
 }
 

@@ -19,7 +19,6 @@ mod attach;
 mod crud;
 mod report;
 mod store;
-#[allow(dead_code)] // called once issue 37 lands its hooks
 pub(crate) mod tracking;
 
 pub(crate) use adopt::adopt_if_queued;

@@ -159,9 +159,9 @@ impl<D: ScopeDialect> ImportStore for SqlStore<D> {
                     D::query(
                         "INSERT INTO tracked_videos
                            (id, organization_id, platform_video_id, tracking_started_at,
-                            tracking_ends_at, created_at, updated_at, platform,
+                            tracking_ends_at, window_ends_at, created_at, updated_at, platform,
                             own_url, own_author, own_title, own_published_at)
-                         VALUES ($1, $2, $3, $4, $5, $6, $6,
+                         VALUES ($1, $2, $3, $4, $5, $5, $6, $6,
                                  (SELECT platform FROM platform_videos WHERE id = $3),
                                  $7, $8, $9, $10)",
                     )

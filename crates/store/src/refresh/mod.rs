@@ -16,6 +16,7 @@ use crate::StoreError;
 use crate::credits::Charge;
 use crate::videos::VideoLookup;
 
+mod cap;
 mod manual;
 mod store;
 
@@ -110,6 +111,21 @@ pub trait RefreshStore {
     /// Saves read results in one transaction; returns how many were saved
     /// (a write whose lease was lost is skipped).
     async fn save_refreshes(&self, writes: &[RefreshWrite]) -> Result<usize, StoreError>;
+
+    /// The operator's daily read cap (`cap` scheduled reads per
+    /// organization per UTC day) over the claimed videos `due`, in order:
+    /// the ones to read now, counted as reads of every organization whose
+    /// tracking of them is open at `now`. A video every such organization
+    /// has reached the cap for today is skipped: counted in their
+    /// `reads_skipped`, its claim released and its read moved to the next
+    /// UTC day (no read when its tracking ends before). A video no open
+    /// tracking accounts for (its last read, closing the window) is read.
+    async fn cap_reads(
+        &self,
+        due: Vec<DueVideo>,
+        now: DateTime<Utc>,
+        cap: i64,
+    ) -> Result<Vec<DueVideo>, StoreError>;
 
     /// The earliest scheduled read, claimed or not.
     async fn next_refresh_due(&self) -> Result<Option<DateTime<Utc>>, StoreError>;

@@ -143,6 +143,15 @@ impl<D: ScopeDialect> RefreshStore for SqlStore<D> {
         Ok(saved)
     }
 
+    async fn cap_reads(
+        &self,
+        due: Vec<DueVideo>,
+        now: DateTime<Utc>,
+        cap: i64,
+    ) -> Result<Vec<DueVideo>, StoreError> {
+        super::cap::cap_reads(self, due, now, cap).await
+    }
+
     async fn next_refresh_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
         Ok(D::query(
             "SELECT next_refresh_at FROM platform_videos
@@ -216,9 +225,14 @@ pub(crate) async fn save_one<D: ScopeDialect>(
     milestones: bool,
 ) -> Result<bool, StoreError> {
     // A tracking that started after this read began needs a read of its own:
-    // schedule it at once instead of at the computed time.
+    // schedule it at once instead of at the computed time. So does a
+    // tracking a campaign extended while it was read (the read was computed
+    // as its last), and one a campaign shortened is read no later than its
+    // new end (`campaigns::tracking`).
     const NEXT: &str = "next_refresh_at = CASE WHEN gone_at IS NOT NULL THEN NULL
-                          WHEN tracking_started_at > $3 THEN tracking_started_at ELSE $4 END,
+                          WHEN tracking_started_at > $3 THEN tracking_started_at
+                          WHEN $4 IS NULL THEN CASE WHEN refresh_until > $3 THEN $3 END
+                          WHEN $4 > refresh_until THEN refresh_until ELSE $4 END,
                         lease_until = NULL, lease_token = NULL";
     let held = match &w.outcome {
         RefreshOutcome::Observed { counters, meta, source } => {

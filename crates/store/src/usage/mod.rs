@@ -47,6 +47,9 @@ pub struct UsageDay {
     pub avg_response_time_ms: f64,
     /// Distinct API keys used.
     pub unique_api_keys: i64,
+    /// Scheduled reads of the organization's videos the daily read cap
+    /// skipped ([`crate::RefreshStore::cap_reads`]).
+    pub reads_skipped: i64,
 }
 
 /// Usage counters.

@@ -63,9 +63,8 @@ impl<D: Dialect> UsageStore for SqlStore<D> {
         org: OrgId,
         since: NaiveDate,
     ) -> Result<Vec<UsageDay>, StoreError> {
-        let rows: Vec<(NaiveDate, i64, i64, i64, i64, i64, i64)> =
-            D::query(AssertSqlSafe(format!(
-                "WITH credits AS (
+        let rows: Vec<UsageRow> = D::query(AssertSqlSafe(format!(
+            "WITH credits AS (
                SELECT {day} AS day, CAST(sum(amount) AS BIGINT) AS credits
                FROM credit_ledger WHERE organization_id = $1 AND created_at >= $3
                GROUP BY 1),
@@ -77,28 +76,29 @@ impl<D: Dialect> UsageStore for SqlStore<D> {
                UNION SELECT day FROM credits)
              SELECT d.day, coalesce(u.total_requests, 0), coalesce(u.successful_requests, 0),
                     coalesce(u.error_requests, 0), coalesce(u.response_ms_total, 0),
-                    coalesce(c.credits, 0), coalesce(k.n, 0)
+                    coalesce(c.credits, 0), coalesce(k.n, 0), coalesce(u.reads_skipped, 0)
              FROM days d
              LEFT JOIN usage_daily u ON u.organization_id = $1 AND u.day = d.day
              LEFT JOIN credits c ON c.day = d.day
              LEFT JOIN keys k ON k.day = d.day
              ORDER BY d.day DESC",
-                day = D::day_of("created_at")
-            )))
-            .bind(org.0)
-            .bind(since)
-            .bind(since.and_time(chrono::NaiveTime::MIN).and_utc())
-            .fetch_all(&mut *self.read().await?)
-            .await?;
+            day = D::day_of("created_at")
+        )))
+        .bind(org.0)
+        .bind(since)
+        .bind(since.and_time(chrono::NaiveTime::MIN).and_utc())
+        .fetch_all(&mut *self.read().await?)
+        .await?;
         Ok(rows.into_iter().map(usage_day).collect())
     }
 }
 
-/// A usage row: day, requests, successes, errors, response ms total, credits, keys.
-type UsageRow = (chrono::NaiveDate, i64, i64, i64, i64, i64, i64);
+/// A usage row: day, requests, successes, errors, response ms total,
+/// credits, keys, reads skipped.
+type UsageRow = (NaiveDate, i64, i64, i64, i64, i64, i64, i64);
 
 /// The report's day of a usage row.
-fn usage_day((day, total, ok, errors, ms, credits, keys): UsageRow) -> UsageDay {
+fn usage_day((day, total, ok, errors, ms, credits, keys, skipped): UsageRow) -> UsageDay {
     UsageDay {
         day,
         total_requests: total,
@@ -111,5 +111,6 @@ fn usage_day((day, total, ok, errors, ms, credits, keys): UsageRow) -> UsageDay 
             0.0
         },
         unique_api_keys: keys,
+        reads_skipped: skipped,
     }
 }

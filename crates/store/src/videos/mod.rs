@@ -106,6 +106,10 @@ pub struct VideoRecord {
     pub tracking_ends_at: DateTime<Utc>,
     /// Refresh state.
     pub state: VideoState,
+    /// The next scheduled read, while the organization's tracking is open
+    /// (`None` after it, for a gone video, or when the next read falls
+    /// after this organization's tracking ends).
+    pub next_refresh_at: Option<DateTime<Utc>>,
     /// Notes.
     pub notes: Option<String>,
     /// Budget.
@@ -128,9 +132,11 @@ pub struct VideoRecord {
 
 impl VideoRecord {
     /// When time alone next changes this record: the end of its tracking
-    /// window while it is active (it becomes completed); never otherwise.
+    /// window while it is active (it becomes completed) or shows a next
+    /// read (which it stops showing); never otherwise.
     pub fn changes_at(&self) -> Option<DateTime<Utc>> {
-        (self.state == VideoState::Active).then_some(self.tracking_ends_at)
+        (self.state == VideoState::Active || self.next_refresh_at.is_some())
+            .then_some(self.tracking_ends_at)
     }
 }
 

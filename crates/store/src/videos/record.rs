@@ -44,6 +44,8 @@ pub(crate) struct VideoRow {
     pub video_status: String,
     pub workflow_status: String,
     pub ecpm: Option<f64>,
+    /// The catalog's next scheduled read.
+    pub next_refresh_at: Option<DateTime<Utc>>,
     /// The tracked video's revision.
     pub revision: i64,
     /// The catalog video's revision.
@@ -122,6 +124,13 @@ impl VideoRow {
         tags.sort_by_key(|t| tag_key(t));
         history.sort_by_key(|o| o.captured_at);
         let last = history.last();
+        let state = video_state(self.gone, self.failures, self.tracking_ends_at, now);
+        // The next read this organization's tracking sees: none once it has
+        // ended or the video is gone, nor one after its end.
+        let open = !self.gone && self.tracking_ends_at > now;
+        let next_refresh_at = self
+            .next_refresh_at
+            .filter(|at| open && *at <= self.tracking_ends_at);
         Ok(VideoRecord {
             video_id: VideoId(self.video_id),
             platform: parse_platform(&self.platform)?,
@@ -136,7 +145,8 @@ impl VideoRow {
             created_at: self.created_at,
             tracking_started_at: self.tracking_started_at,
             tracking_ends_at: self.tracking_ends_at,
-            state: video_state(self.gone, self.failures, self.tracking_ends_at, now),
+            state,
+            next_refresh_at,
             notes: self.notes,
             budget: self.budget,
             campaign: self.campaign,
@@ -255,7 +265,7 @@ macro_rules! record_head {
     coalesce(pv.published_at, tv.own_published_at) AS published_at,
     tv.created_at, tv.tracking_started_at,
     tv.tracking_ends_at, pv.gone_at IS NOT NULL AS gone, pv.failures, tv.notes, tv.budget,
-    tv.campaign, tv.video_status, tv.workflow_status, tv.ecpm, tv.revision,
+    tv.campaign, tv.video_status, tv.workflow_status, tv.ecpm, pv.next_refresh_at, tv.revision,
     pv.revision AS catalog_revision,"
     };
 }

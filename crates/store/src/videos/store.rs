@@ -12,7 +12,7 @@ use vidpulse_domain::{OrgId, VideoId};
 
 use super::*;
 use crate::StoreError;
-use crate::rollup::{self, Scope, ScopeDialect};
+use crate::rollup::{self, Scope};
 use crate::sql::Builder;
 use crate::sql::{Dialect, SqlStore, Tx};
 
@@ -51,7 +51,7 @@ const BY_ID: &str = "tv.id = $2";
 const BY_EXTERNAL_ID: &str = "pv.external_id = $2 ORDER BY tv.created_at DESC LIMIT 1";
 
 #[async_trait]
-impl<D: RecordDialect + ScopeDialect> VideoStore for SqlStore<D> {
+impl<D: crate::backend::Db> VideoStore for SqlStore<D> {
     async fn track_videos(&self, batch: TrackBatch) -> Result<TrackOutcome, StoreError> {
         let mut tx = self.write_tx().await?;
         let outcome = track_in(&mut tx, &batch, "video_track", QuotaPolicy::AllOrNothing).await?;
@@ -436,7 +436,7 @@ async fn find_video<D: Dialect>(
 
 /// Applies a validated PATCH to one found video, inside the caller's
 /// transaction.
-async fn patch_in<D: ScopeDialect>(
+async fn patch_in<D: crate::backend::Db>(
     tx: &mut Tx<D>,
     org: OrgId,
     video: FoundVideo,
@@ -487,6 +487,10 @@ async fn patch_in<D: ScopeDialect>(
     .execute(&mut **tx)
     .await?;
     rollup::settle(tx, &scope, before).await?;
+    // Its campaign's dates may track it longer, or no longer (issue 37).
+    if patch.campaign.is_some() {
+        crate::campaigns::tracking::retime_videos::<D>(&mut **tx, org, &[video.id]).await?;
+    }
     let tags = match &patch.tags {
         Some(names) => Some(attach_tags(tx, org, video.id, names, now).await?),
         None => None,

@@ -71,7 +71,21 @@ pub(crate) async fn track_in<D: ScopeDialect>(
         ControlFlow::Continue(allowed) => allowed,
         ControlFlow::Break(refused) => return Ok(refused),
     };
-    let ends = batch.now + batch.window;
+    // A creator's campaign running past the window tracks its new videos
+    // longer (`campaigns::tracking`).
+    let window_end = batch.now + batch.window;
+    let ends = match &batch.campaign {
+        Some(name) => {
+            let ends_on = crate::campaigns::tracking::campaign_ends_on::<D>(
+                &mut **tx,
+                batch.organization_id,
+                name,
+            )
+            .await?;
+            crate::campaigns::tracking::tracking_end(window_end, ends_on)
+        }
+        None => window_end,
+    };
     let account_author = account_author(tx, batch.account).await?;
     let mut results = Vec::with_capacity(batch.videos.len());
     let mut started: Vec<(VideoKey, Uuid)> = Vec::new();
@@ -103,6 +117,7 @@ pub(crate) async fn track_in<D: ScopeDialect>(
             continue;
         }
         let own_author = v.handle().or(account_author.as_deref());
+        let ends = (window_end, ends);
         let (video_id, catalog_id) = start_tracking(tx, batch, v, ends, own_author, reason).await?;
         started.push((key, video_id.0));
         new_catalog_ids.push(catalog_id);
@@ -207,18 +222,19 @@ async fn account_author<D: Dialect>(
     .await
 }
 
-/// Starts the organization's tracking of `v` until `ends`: its catalog row,
+/// Starts the organization's tracking of `v` until `ends` (its window's
+/// end, and its tracking's, later in a campaign): its catalog row,
 /// its tracking row, the tracked creator's tags and the charge; the new
 /// video's id and its catalog id.
 async fn start_tracking<D: Dialect>(
     tx: &mut Tx<D>,
     batch: &TrackBatch,
     v: &VideoRef,
-    ends: DateTime<Utc>,
+    ends: (DateTime<Utc>, DateTime<Utc>),
     own_author: Option<&str>,
     reason: &str,
 ) -> Result<(VideoId, i64), StoreError> {
-    let catalog_id = upsert_catalog(tx, batch, v, ends, own_author).await?;
+    let catalog_id = upsert_catalog(tx, batch, v, ends.1, own_author).await?;
     let video_id = VideoId::new();
     insert_tracking(tx, batch, v, (video_id, catalog_id), ends, own_author).await?;
     if let Some(account) = batch.account {
@@ -267,33 +283,35 @@ async fn upsert_catalog<D: Dialect>(
 }
 
 /// Inserts the organization's tracking `video_id` of catalog video
-/// `catalog_id`, with the batch's campaign, budget and creator.
+/// `catalog_id`, with the batch's campaign, budget and creator, its window
+/// ending at `ends.0` and its tracking at `ends.1`.
 async fn insert_tracking<D: Dialect>(
     tx: &mut Tx<D>,
     batch: &TrackBatch,
     v: &VideoRef,
     (video_id, catalog_id): (VideoId, i64),
-    ends: DateTime<Utc>,
+    ends: (DateTime<Utc>, DateTime<Utc>),
     own_author: Option<&str>,
 ) -> Result<(), StoreError> {
     D::query(
         "INSERT INTO tracked_videos
            (id, organization_id, platform_video_id, tracking_started_at, tracking_ends_at,
             created_at, updated_at, campaign, budget, tracked_account_id, platform,
-            own_url, own_author)
-         VALUES ($1, $2, $3, $4, $5, $4, $4, $6, $7, $8, $9, $10, $11)",
+            own_url, own_author, window_ends_at)
+         VALUES ($1, $2, $3, $4, $5, $4, $4, $6, $7, $8, $9, $10, $11, $12)",
     )
     .bind(video_id.0)
     .bind(batch.organization_id.0)
     .bind(catalog_id)
     .bind(batch.now)
-    .bind(ends)
+    .bind(ends.1)
     .bind(&batch.campaign)
     .bind(batch.budget)
     .bind(batch.account)
     .bind(v.platform.id())
     .bind(&v.canonical_url)
     .bind(own_author)
+    .bind(ends.0)
     .execute(&mut **tx)
     .await?;
     Ok(())

@@ -62,6 +62,9 @@ const NOT_SHOWN: &[(&str, &str)] = &[
     // When the organization last asked for a manual refresh (the cooldown's
     // clock; the reading it brought moves the catalog's counters).
     ("tracked_videos", "refresh_asked_at"),
+    // The end of the window the video got when tracked, which a campaign
+    // extends `tracking_ends_at` past (the record shows that one).
+    ("tracked_videos", "window_ends_at"),
     // The catalog row's display name (the record shows the handle), its
     // latest counters and their time (the record's come from its own
     // in-window readings), and the refresh schedule behind it.
@@ -74,7 +77,6 @@ const NOT_SHOWN: &[(&str, &str)] = &[
     ("platform_videos", "stats_updated_at"),
     ("platform_videos", "tracking_started_at"),
     ("platform_videos", "refresh_until"),
-    ("platform_videos", "next_refresh_at"),
     ("platform_videos", "lease_until"),
     ("platform_videos", "lease_token"),
     ("platform_videos", "last_error"),

@@ -24,6 +24,18 @@ pub struct RuntimeArgs {
         default_value = "15m@24h,1h@7d,6h@30d"
     )]
     pub refresh_schedule: String,
+    /// How often a video is read past the schedule's tiers while its
+    /// campaign keeps it tracked (until 7 days after the campaign ends).
+    #[arg(
+        long,
+        env = "VIDPULSE_REFRESH_EXTENDED_INTERVAL",
+        default_value = "24h"
+    )]
+    pub refresh_extended_interval: String,
+    /// Scheduled reads per organization per UTC day (0: no cap): past it,
+    /// the worker skips the organization's videos until the next day.
+    #[arg(long, env = "VIDPULSE_MAX_READS_PER_ORG_PER_DAY", default_value_t = 0)]
+    pub max_reads_per_org_per_day: u64,
     /// Simulated upstream: share of calls that fail transiently (0 to 1).
     #[arg(long, env = "VIDPULSE_SIM_FAIL_RATE", default_value_t = 0.0)]
     pub sim_fail_rate: f64,
@@ -85,13 +97,27 @@ pub struct RuntimeSettings {
     pub observation_retention: Option<chrono::Duration>,
     /// Webhook delivery.
     pub webhooks: vidpulse_worker::WebhookConfig,
+    /// Scheduled reads per organization per UTC day (`None`: no cap).
+    pub read_cap: Option<i64>,
 }
 
 impl RuntimeArgs {
     /// Validates and types the settings; the error names the setting.
     pub fn settings(&self) -> anyhow::Result<RuntimeSettings> {
+        let extended = vidpulse_domain::schedule::parse_interval(&self.refresh_extended_interval)
+            .map_err(|e| anyhow::anyhow!("VIDPULSE_REFRESH_EXTENDED_INTERVAL: {e}"))?;
+        if !(chrono::Duration::minutes(1)..=chrono::Duration::days(7)).contains(&extended) {
+            anyhow::bail!(
+                "VIDPULSE_REFRESH_EXTENDED_INTERVAL must be between 1m and 7d; got {}",
+                self.refresh_extended_interval
+            );
+        }
         let schedule = RefreshSchedule::parse(&self.refresh_schedule)
+            .and_then(|s| s.with_extended(extended))
             .map_err(|e| anyhow::anyhow!("VIDPULSE_REFRESH_SCHEDULE: {e}"))?;
+        if self.max_reads_per_org_per_day > i64::MAX as u64 {
+            anyhow::bail!("VIDPULSE_MAX_READS_PER_ORG_PER_DAY is too large");
+        }
         for (name, rate) in [
             ("VIDPULSE_SIM_FAIL_RATE", self.sim_fail_rate),
             ("VIDPULSE_SIM_GONE_RATE", self.sim_gone_rate),
@@ -154,6 +180,8 @@ impl RuntimeArgs {
                 lease,
                 ..vidpulse_worker::WebhookConfig::default()
             },
+            read_cap: (self.max_reads_per_org_per_day > 0)
+                .then_some(self.max_reads_per_org_per_day as i64),
         })
     }
 }
@@ -166,6 +194,7 @@ impl RuntimeSettings {
                 schedule: self.schedule.clone(),
                 lease: self.lease,
                 observation_retention: self.observation_retention,
+                read_cap: self.read_cap,
                 ..vidpulse_worker::RefreshConfig::default()
             },
             creators: self.creators.clone(),

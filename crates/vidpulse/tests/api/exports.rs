@@ -223,7 +223,8 @@ async fn the_export_is_the_listing_row_for_row(
             "ecpm",
             "tags",
             "tracking_status",
-            "tracking_ends_at"
+            "tracking_ends_at",
+            "next_refresh_at"
         ]
     );
     let maps = csv_maps(&a.body);

@@ -127,8 +127,13 @@ pub struct VideoFields {
     pub tags: Vec<String>,
     /// `active`, `completed` or `failed` (the `status` filter of the listing).
     pub tracking_status: &'static str,
-    /// When tracking ends.
+    /// When tracking ends: 30 days after it began, or later while the
+    /// video's campaign runs (until 7 days after its `ends_on`).
     pub tracking_ends_at: String,
+    /// When the video is read next, while this organization's tracking is
+    /// open; `null` once it has ended, for a video gone from its platform,
+    /// or when no further read falls within it.
+    pub next_refresh_at: Option<String>,
 }
 
 fn state_name(s: VideoState) -> &'static str {
@@ -179,6 +184,7 @@ impl From<VideoRecord> for VideoFields {
             tags: r.tags,
             tracking_status: state_name(r.state),
             tracking_ends_at: rfc3339(r.tracking_ends_at),
+            next_refresh_at: r.next_refresh_at.map(rfc3339),
         }
     }
 }

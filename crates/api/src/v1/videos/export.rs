@@ -42,7 +42,7 @@ const SLICE_LEN: usize = 25;
 const EXPORT_FIRST: [&str; 1] = ["format"];
 
 /// The CSV columns of a video: the record's fields, in its order.
-const VIDEO_COLUMNS: [&str; 26] = [
+const VIDEO_COLUMNS: [&str; 27] = [
     "video_id",
     "external_video_id",
     "platform",
@@ -69,6 +69,7 @@ const VIDEO_COLUMNS: [&str; 26] = [
     "tags",
     "tracking_status",
     "tracking_ends_at",
+    "next_refresh_at",
 ];
 
 /// The CSV columns of a video's gains, when the export measures them.
@@ -258,6 +259,7 @@ fn video_row(v: VideoFields) -> Vec<String> {
         cell(&v.tags.join("; ")).into_owned(),
         v.tracking_status.to_owned(),
         v.tracking_ends_at,
+        v.next_refresh_at.unwrap_or_default(),
     ]
 }
 
