@@ -31,6 +31,7 @@ function facts(v) {
     [t('video.tracked_since'), dateTime(v.created_at)],
     [t('video.tracking_ends'), dateTime(v.tracking_ends_at)],
     [t('video.last_read'), dateTime(v.stats_last_updated)],
+    v.next_refresh_at !== undefined ? [t('video.next_read'), v.next_refresh_at ? dateTime(v.next_refresh_at) : t('video.no_next_read')] : null,
     [t('video.tracking_status'), h('span', { class: `badge badge-${v.tracking_status}` }, trackingStatusLabel(v.tracking_status))],
     [t('video.video_status'), videoStatusLabel(v.video_status)],
     [t('video.workflow'), workflowLabel(v.status)],
@@ -42,7 +43,7 @@ function facts(v) {
     [t('video.er'), v.er === null || v.er === undefined ? '–' : `${num(v.er, { maximumFractionDigits: 2 })} %`],
     [t('video.notes'), v.notes || '–'],
   ];
-  return h('dl', { class: 'facts' }, rows.map(([k, val]) => [h('dt', null, k), h('dd', null, val)]));
+  return h('dl', { class: 'facts' }, rows.filter(Boolean).map(([k, val]) => [h('dt', null, k), h('dd', null, val)]));
 }
 
 function counters(v) {
