@@ -92,6 +92,8 @@ pub enum ErrorCode {
     WebhookLimit,
     /// An e-mail the request exists to send could not be sent.
     EmailFailed,
+    /// Another campaign of the organization has this name, in some letter case.
+    CampaignExists,
 }
 
 impl ErrorCode {
@@ -136,6 +138,7 @@ impl ErrorCode {
             ErrorCode::VideoUnavailable => "VIDEO_UNAVAILABLE",
             ErrorCode::WebhookLimit => "WEBHOOK_LIMIT",
             ErrorCode::EmailFailed => "EMAIL_FAILED",
+            ErrorCode::CampaignExists => "CAMPAIGN_EXISTS",
         }
     }
 }

@@ -13,6 +13,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 pub mod account;
 pub mod analytics;
 pub mod bloggers;
+pub mod campaigns;
 pub mod compare;
 pub mod top;
 pub mod videos;

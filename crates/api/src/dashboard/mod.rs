@@ -10,6 +10,7 @@ pub mod api_keys;
 pub mod blogger_add;
 pub mod blogger_followers;
 pub mod bloggers;
+pub mod campaigns;
 pub mod creator_profiles;
 pub mod identity;
 pub mod invitations;
@@ -43,6 +44,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(api_keys::router())
         .merge(videos::router())
         .merge(webhooks::router())
+        .merge(campaigns::router())
 }
 
 #[cfg(test)]

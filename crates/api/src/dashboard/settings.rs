@@ -25,7 +25,7 @@ use crate::state::AppState;
 /// The settings routes.
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
-        .routes(routes!(settings, rename))
+        .routes(routes!(settings, rename, change))
         .routes(routes!(language, set_language))
 }
 
@@ -162,6 +162,66 @@ async fn rename(
     auth.require(Role::Admin)?;
     let name = body.parse()?.into_name();
     app.store.rename_organization(auth.org, &name).await?;
+    settings(State(app), ctx, auth).await
+}
+
+/// Body of `PATCH /organizations/settings`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SettingsChange {
+    /// Required: the organization's currency, an ISO 4217 code (any letter
+    /// case; kept in capitals), which campaigns created from now on get
+    /// unless they name their own. Existing campaigns keep theirs.
+    #[schema(example = "EUR")]
+    currency: String,
+}
+
+impl Refusals for SettingsChange {
+    fn refuse(fault: &Fault<'_>) -> ApiError {
+        let message = match (fault.field(), fault.sent()) {
+            ("", _) => return not_an_object(),
+            ("currency", None | Some(Value::Null)) => "`currency` is required".to_owned(),
+            ("currency", _) => "`currency` must be an ISO 4217 code such as USD or EUR".to_owned(),
+            (unknown, _) => format!("unknown field `{unknown}`; known: currency"),
+        };
+        ApiError::validation(fault.field(), message)
+    }
+}
+
+/// Sets the current organization's currency; its settings as they now
+/// are. Admins and owners, paid plans (like the other annotations).
+#[utoipa::path(
+    patch, path = "/organizations/settings", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    request_body(content = SettingsChange, description = "`{\"currency\": \"EUR\"}`"),
+    responses(
+        (status = 200, description = "Settings", body = Envelope<Settings>),
+        (status = 400, description = "VALIDATION_ERROR: `currency` (not a current ISO 4217 code), an unknown field, or a missing or malformed X-Organization-ID"),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 402, description = "PAID_PLAN_REQUIRED with `upgrade_url`"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
+        (status = 404, description = "NOT_FOUND: not a member of that organization"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn change(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    body: Result<JsonBody<SettingsChange>, ApiError>,
+) -> Result<Json<Envelope<Settings>>, ApiError> {
+    auth.require(Role::Admin)?;
+    let org = app
+        .store
+        .organization(auth.org)
+        .await?
+        .ok_or_else(|| ApiError::not_found("No such organization"))?;
+    crate::auth::require_paid_plan(org.plan, &app.config.upgrade_url)?;
+    let change = body?.parse()?;
+    let currency = crate::app::campaigns::checked_currency("currency", &change.currency)?;
+    app.store
+        .set_organization_currency(auth.org, &currency)
+        .await?;
     settings(State(app), ctx, auth).await
 }
 

@@ -7,6 +7,7 @@ use crate::state::AppState;
 pub mod account;
 pub mod analytics;
 pub mod bloggers;
+pub mod campaigns;
 pub mod export;
 pub mod top;
 pub mod trends;
@@ -23,4 +24,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(analytics::router())
         .merge(top::router())
         .merge(webhooks::router())
+        .merge(campaigns::router())
 }

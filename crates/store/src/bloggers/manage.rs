@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 use vidpulse_domain::OrgId;
+use vidpulse_domain::names::Campaign;
 
 use crate::StoreError;
 use crate::rollup::{self, Scope, ScopeDialect};
@@ -48,8 +49,8 @@ pub(super) async fn account_exists<D: Dialect>(
     Ok(n > 0)
 }
 
-/// Sets `column`, a setting the account's new videos get (campaign,
-/// budget); `false` when organization `org` has no such account.
+/// Sets `column`, a setting the account's new videos get (its budget per
+/// video); `false` when organization `org` has no such account.
 pub(super) async fn set_setting<'t, D: Dialect, T: Bind<'t>>(
     store: &SqlStore<D>,
     column: &'static str,
@@ -72,6 +73,45 @@ pub(super) async fn set_setting<'t, D: Dialect, T: Bind<'t>>(
         == 1;
     tx.commit().await?;
     Ok(done)
+}
+
+/// Sets the campaign the account's new videos get: a name in any letter
+/// case is the organization's campaign of that name, created when absent,
+/// and the account carries its stored name; `None` (or a blank name)
+/// clears. `false` when organization `org` has no such account (nothing
+/// is created then).
+pub(super) async fn set_campaign<D: Dialect>(
+    store: &SqlStore<D>,
+    org: OrgId,
+    tracking_id: Uuid,
+    campaign: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<bool, StoreError> {
+    let name = match campaign.map(Campaign::parse) {
+        Some(Ok(name)) => name,
+        None => None,
+        Some(Err(e)) => return Err(StoreError::Corrupt(format!("campaign of a creator: {e}"))),
+    };
+    let mut tx = store.write_tx().await?;
+    if !account_exists::<D>(&mut tx, org, tracking_id).await? {
+        return Ok(false);
+    }
+    let stored = match &name {
+        Some(name) => Some(crate::campaigns::attach::<D>(&mut tx, org, name, now).await?),
+        None => None,
+    };
+    D::query(
+        "UPDATE tracked_accounts SET campaign = $3, updated_at = $4
+         WHERE id = $1 AND organization_id = $2",
+    )
+    .bind(tracking_id)
+    .bind(org.0)
+    .bind(stored)
+    .bind(now)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(true)
 }
 
 /// Runs `statements`, each on tracked account `$1` of organization `$2`;

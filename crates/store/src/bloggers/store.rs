@@ -25,7 +25,7 @@ impl<D: ScopeDialect> BloggerStore for SqlStore<D> {
         campaign: Option<&str>,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        manage::set_setting(self, "campaign", org, tracking_id, campaign, now).await
+        manage::set_campaign(self, org, tracking_id, campaign, now).await
     }
 
     async fn delete_blogger(&self, org: OrgId, tracking_id: Uuid) -> Result<bool, StoreError> {

@@ -119,6 +119,9 @@ pub enum CampaignRefusal {
     NameTaken,
     /// No such campaign in the organization.
     NotFound,
+    /// The change would leave `ends_on` before `starts_on` (one of them
+    /// changed, checked against the other as stored).
+    EndsBeforeStart,
 }
 
 /// One video of a campaign, with what a report needs of it.

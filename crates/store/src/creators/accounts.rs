@@ -4,7 +4,8 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use vidpulse_domain::names::handle_key;
+use vidpulse_domain::OrgId;
+use vidpulse_domain::names::{Campaign, handle_key};
 
 use super::*;
 use crate::StoreError;
@@ -60,6 +61,20 @@ pub(crate) async fn open_account<D: Dialect>(
         crate::creators::SetupCreator::Profile(p) => upsert_creator(tx, p, now).await?,
         crate::creators::SetupCreator::Known(id) => *id,
     };
+    // A campaign named in any letter case is the organization's campaign
+    // of that name, created when absent: the account carries its stored
+    // name, which its new videos get.
+    let campaign = match setup.campaign.as_deref().map(Campaign::parse) {
+        Some(Ok(Some(name))) => {
+            Some(crate::campaigns::attach::<D>(&mut **tx, OrgId(org), &name, now).await?)
+        }
+        Some(Ok(None)) | None => None,
+        Some(Err(e)) => {
+            return Err(crate::StoreError::Corrupt(format!(
+                "campaign of a creator setup: {e}"
+            )));
+        }
+    };
     // Discovery starts when the backfill succeeds (the job sets
     // `next_discovery_at`).
     let id: uuid::Uuid = D::query(
@@ -81,7 +96,7 @@ pub(crate) async fn open_account<D: Dialect>(
     .bind(creator_id)
     .bind(initial_videos_count)
     .bind(setup.daily_videos_count)
-    .bind(&setup.campaign)
+    .bind(&campaign)
     .bind(now)
     .fetch_scalar(&mut **tx)
     .await?;

@@ -90,6 +90,11 @@ pub trait UserStore {
     /// Renames `org`.
     async fn rename_organization(&self, org: OrgId, name: &str) -> Result<(), StoreError>;
 
+    /// Sets `org`'s currency (an ISO 4217 code, checked by the caller): the
+    /// one campaigns created from now on get unless they name their own.
+    async fn set_organization_currency(&self, org: OrgId, currency: &str)
+    -> Result<(), StoreError>;
+
     /// Sets `user`'s interface language.
     async fn set_language(&self, user: UserId, language: &str) -> Result<(), StoreError>;
 

@@ -281,6 +281,15 @@ impl<D: Dialect> UserStore for SqlStore<D> {
         set_text(self, sql, org.0, name).await
     }
 
+    async fn set_organization_currency(
+        &self,
+        org: OrgId,
+        currency: &str,
+    ) -> Result<(), StoreError> {
+        let sql = "UPDATE organizations SET currency = $2 WHERE id = $1";
+        set_text(self, sql, org.0, currency).await
+    }
+
     async fn set_language(&self, user: UserId, language: &str) -> Result<(), StoreError> {
         set_text(
             self,

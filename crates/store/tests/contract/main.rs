@@ -6,6 +6,7 @@
 mod analytics;
 mod analytics_revisions;
 mod bloggers;
+mod campaigns;
 mod creators;
 mod credits;
 mod followers;

@@ -8,6 +8,7 @@ mod batch_and_untrack;
 mod blogger_listing;
 mod blogger_management;
 mod bloggers;
+mod campaigns;
 mod cli;
 mod dashboard;
 mod errors;
