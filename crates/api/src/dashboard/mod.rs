@@ -11,6 +11,7 @@ pub mod blogger_add;
 pub mod blogger_followers;
 pub mod bloggers;
 pub mod campaigns;
+pub mod campaign_report;
 pub mod creator_profiles;
 pub mod identity;
 pub mod invitations;
@@ -45,6 +46,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(videos::router())
         .merge(webhooks::router())
         .merge(campaigns::router())
+        .merge(campaign_report::router())
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ pub mod account;
 pub mod analytics;
 pub mod bloggers;
 pub mod campaigns;
+pub mod campaign_report;
 pub mod export;
 pub mod top;
 pub mod trends;
@@ -25,4 +26,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(top::router())
         .merge(webhooks::router())
         .merge(campaigns::router())
+        .merge(campaign_report::router())
 }

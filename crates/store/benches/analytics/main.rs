@@ -12,7 +12,8 @@
 //! Each case runs once to warm up, then `--runs` times; the table gives the
 //! median, the 95th percentile and the slowest run. `--explain` prints the
 //! query plans; `--only TEXT` runs only the listing cases whose name holds
-//! TEXT (`--only ""`: every listing case, nothing else).
+//! TEXT (`--only ""`: every listing case, nothing else); `--report` runs
+//! only the campaign report's store read (issue 37).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 mod generator;
@@ -54,6 +55,9 @@ struct Args {
     /// else): a quick measure while working on one filter.
     #[arg(long)]
     only: Option<String>,
+    /// Run only the campaign report's cases (and nothing else).
+    #[arg(long)]
+    report: bool,
     /// Passed by `cargo bench`; ignored.
     #[arg(long, hide = true)]
     bench: bool,
@@ -695,6 +699,35 @@ async fn run_finds(
     Ok(())
 }
 
+/// The campaign report's store read (`campaign_video_figures`, issue 37):
+/// every video of one campaign with its gain over 30 days and its views
+/// since tracking, under each baseline; the API sums them per creator.
+async fn run_report(
+    store: &std::sync::Arc<dyn Store>,
+    org: OrgId,
+    runs: usize,
+) -> anyhow::Result<()> {
+    use vidpulse_domain::analytics::Baseline;
+    let to = dataset_now().date_naive();
+    let window = DateRange::window(None, Some(to), to).unwrap();
+    println!("\n| campaign report (30 days) | videos | median ms | p95 ms | max ms |");
+    println!("|---|---:|---:|---:|---:|");
+    for baseline in [Baseline::Window, Baseline::Tracking] {
+        let (rows, median, p95, max) = time(runs, || async {
+            Ok(store
+                .campaign_video_figures(org, "Campaign 07", window, baseline)
+                .await?
+                .len())
+        })
+        .await?;
+        println!(
+            "| Campaign 07, baseline={} | {rows} | {median:.1} | {p95:.1} | {max:.1} |",
+            baseline.as_str()
+        );
+    }
+    Ok(())
+}
+
 fn day(d: NaiveDate) -> String {
     d.to_string()
 }
@@ -706,6 +739,13 @@ async fn run_cases(
     org: OrgId,
     args: &Args,
 ) -> anyhow::Result<()> {
+    if args.report {
+        println!(
+            "\n{backend:?}, {} videos, {} runs per case",
+            args.videos, args.runs
+        );
+        return run_report(store, org, args.runs).await;
+    }
     if let Some(only) = &args.only {
         println!(
             "\n{backend:?}, {} videos, {} runs per case",
@@ -757,6 +797,7 @@ async fn run_cases(
     }
     run_reads(store, org, args.runs).await?;
     run_finds(store, org, args.runs, None).await?;
+    run_report(store, org, args.runs).await?;
     if args.explain {
         for case in all
             .iter()

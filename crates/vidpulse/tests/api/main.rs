@@ -9,6 +9,7 @@ mod blogger_listing;
 mod blogger_management;
 mod bloggers;
 mod campaigns;
+mod campaign_report;
 mod cli;
 mod dashboard;
 mod errors;

@@ -5,6 +5,9 @@
 //! dashboard's `/dashboard/campaigns` call them alike; each face checks the
 //! caller's role and plan first.
 
+
+pub(crate) mod report;
+
 use axum::http::StatusCode;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
