@@ -112,6 +112,7 @@ export const VIDEO_COLUMNS = [
   'tags',
   'tracking_status',
   'tracking_ends_at',
+  'next_refresh_at',
 ];
 
 /** The gain columns the export adds when it measures a window. */

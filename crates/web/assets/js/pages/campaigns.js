@@ -500,10 +500,12 @@ async function campaignPage(main, id, query, ctx) {
   const state = campaignState(c);
   main.append(
     h('p', null, h('a', { href: '/campaigns' }, `← ${t('campaigns.back')}`)),
-    pageHeader(c.name, stateBadge(state)),
+    pageHeader(c.name),
     h(
       'p',
       { class: 'subtitle' },
+      stateBadge(state),
+      ' ',
       [c.client ? t('campaigns.for_client', { client: c.client }) : null, dates(c), t('campaigns.counts', { count: c.videos || 0, videos: num(c.videos), creators: num(c.creators) })]
         .filter(Boolean)
         .join(' · '),
