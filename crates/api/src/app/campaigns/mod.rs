@@ -5,7 +5,6 @@
 //! dashboard's `/dashboard/campaigns` call them alike; each face checks the
 //! caller's role and plan first.
 
-
 pub(crate) mod report;
 
 use axum::http::StatusCode;
