@@ -14,7 +14,7 @@
 import { spawn, execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createServer } from 'node:net';
-import { mkdtemp, mkdir, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -490,38 +490,325 @@ try {
     expect(values.indexOf(null) === -1 || values.slice(values.indexOf(null)).every((v) => v === null), `unknown gains last: ${cells}`);
   });
 
-  await journey('download a table as CSV', async () => {
+  /** A CSV text as rows of cells (RFC 4180: quoted cells, doubled quotes). */
+  const parseCsv = (text) => {
+    const rows = [];
+    let row = [];
+    let cell = '';
+    let quoted = false;
+    for (let i = 0; i < text.length; i++) {
+      const ch = text[i];
+      if (quoted) {
+        if (ch === '"' && text[i + 1] === '"') {
+          cell += '"';
+          i++;
+        } else if (ch === '"') quoted = false;
+        else cell += ch;
+      } else if (ch === '"') quoted = true;
+      else if (ch === ',') {
+        row.push(cell);
+        cell = '';
+      } else if (ch === '\r' && text[i + 1] === '\n') {
+        row.push(cell);
+        rows.push(row);
+        row = [];
+        cell = '';
+        i++;
+      } else cell += ch;
+    }
+    if (cell || row.length) rows.push([...row, cell]);
+    return rows;
+  };
+  /** The first day of the last `days` UTC days, as the videos page measures its gain column. */
+  const periodStart = (days) => new Date(Date.now() - (days - 1) * 86_400_000).toISOString().slice(0, 10);
+
+  await journey('download the videos as CSV: the server export\'s columns and cells', async () => {
     await visit('/videos');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /^Download CSV/ }).first().click()]);
-    const file = await download.path();
-    const bytes = await readFile(file);
-    expect(bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf, 'CSV starts with a UTF-8 BOM');
-    const text = bytes.toString('utf8').slice(1);
-    const lines = text.trim().split('\r\n');
-    expect(lines[0].startsWith('Title,Creator,Platform,Views'), `CSV header: ${lines[0]}`);
-    expect(lines.length === 4, `CSV rows: ${lines.length}`);
-    expect(lines.some((l) => l.includes(title.includes(',') ? `"${title}"` : title)), 'CSV has the video title');
-    expect(download.suggestedFilename().startsWith('videos-'), download.suggestedFilename());
+    const bytes = await readFile(await download.path());
+    expect(bytes[0] !== 0xef, 'no BOM: the bytes the server writes');
+    const rows = parseCsv(bytes.toString('utf8'));
+    const header = rows[0];
+    // The server's own export of the same filters (an API key of the organization).
+    // (Left active: a revoked key would be a second "Revoked" row in the API key journey.)
+    const key = await apiFetch('POST', '/organizations/api-keys', { name: 'csv-check' });
+    expect(key.status === 200 || key.status === 201, `API key: ${JSON.stringify(key.body)}`);
+    {
+      const url = `${base}/v1/videos/export?sort=created_at&order=desc&baseline=tracking&from=${periodStart(7)}`;
+      const answer = await fetch(url, { headers: { Authorization: `Bearer ${key.body.data.api_key}` } });
+      expect(answer.ok, `server export: ${answer.status} ${await answer.clone().text()}`);
+      const server = parseCsv(await answer.text());
+      expect(header.join(',') === server[0].join(','), `CSV header ${header.join(',')} is not the server's ${server[0].join(',')}`);
+      expect(rows.length === server.length && rows.length === 4, `rows: ${rows.length} (server ${server.length})`);
+      // Readings may arrive between the two downloads: the columns that do not move must agree.
+      const stable = ['video_id', 'external_video_id', 'platform', 'url', 'title', 'author_username', 'published_at', 'created_at', 'notes', 'budget', 'campaign', 'video_status', 'status', 'ecpm', 'tags', 'tracking_status'];
+      for (let i = 1; i < rows.length; i++) {
+        for (const column of stable) {
+          const at = header.indexOf(column);
+          expect(rows[i][at] === server[i][at], `${column} of row ${i}: ${rows[i][at]} vs the server's ${server[i][at]}`);
+        }
+      }
+    }
+    const at = (name) => header.indexOf(name);
+    for (const row of rows.slice(1)) {
+      expect(/^[0-9a-f-]{36}$/.test(row[at('video_id')]), `an id: ${row[at('video_id')]}`);
+      expect(/^https:\/\//.test(row[at('url')]), `a URL: ${row[at('url')]}`);
+      expect(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(row[at('created_at')]), `an ISO instant: ${row[at('created_at')]}`);
+      expect(/^\d*$/.test(row[at('views')]), `a raw number: ${row[at('views')]}`);
+      expect(/^-?\d*$/.test(row[at('views_gained')]), `a raw gain: ${row[at('views_gained')]}`);
+    }
+    expect(rows.some((r) => r[at('title')] === title), 'the CSV has the video title');
+    expect(download.suggestedFilename().startsWith('videos'), download.suggestedFilename());
   });
 
-  await journey('campaign view', async () => {
+  // ---- issue 37: campaigns, money, charts on day one.
+
+  const dayOffset = (n) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+  const D0 = dayOffset(-60);
+  const at = (day, time) => `${day}T${time}Z`;
+  /** Imports snapshots (an operator's `import-stats`) for the signed-in organization. */
+  const importStats = async (name, lines) => {
+    const file = path.join(work, name);
+    await writeFile(file, `${['platform,external_video_id,captured_at,views,likes,comments,reposts,saves,channel_username,title', ...lines].join('\n')}\n`);
+    return JSON.parse(await admin('import-stats', '--org', orgId, '--file', file));
+  };
+  /** The organization's video of platform id `external`. */
+  const videoOf = async (external) => {
+    const listed = await apiFetch('GET', '/dashboard/videos?limit=100');
+    return listed.body.data.data.find((v) => v.external_video_id === external);
+  };
+
+  await journey('campaigns: list, create, edit, archive, delete', async () => {
     await visit('/campaigns');
-    await page.getByLabel('Campaign', { exact: true }).fill('Summer launch');
-    await page.getByRole('button', { name: 'Last 7 days' }).click();
+    expect((await heading()) === 'Campaigns', `heading: ${await heading()}`);
+    // The campaign the videos were given is listed, with its videos.
+    const summer = page.locator('table.table tbody tr', { hasText: 'Summer launch' });
+    await summer.waitFor();
+    expect(/\b3\b/.test(await summer.locator('td').nth(2).textContent()), `Summer launch videos: ${await summer.textContent()}`);
+    await page.getByRole('button', { name: 'New campaign' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Autumn push');
+    await page.getByLabel('Client', { exact: true }).fill('Acme Foods');
+    await page.getByLabel('Starts on').fill(dayOffset(-5));
+    await page.getByLabel('Ends on').fill(dayOffset(20));
+    await page.getByLabel('Budget', { exact: true }).fill('5000');
+    await page.getByLabel('Target views').fill('100000');
+    await checkA11y('campaigns (new campaign form)');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await page.locator('.toast', { hasText: 'Campaign “Autumn push” created.' }).waitFor();
+    const autumn = page.locator('table.table tbody tr', { hasText: 'Autumn push' });
+    await autumn.waitFor();
+    await autumn.getByText('Active').waitFor();
+    expect((await autumn.textContent()).includes('Acme Foods'), `the client: ${await autumn.textContent()}`);
+    // The same name in another letter case: refused, told.
+    await page.getByRole('button', { name: 'New campaign' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('autumn PUSH');
+    await page.getByRole('button', { name: 'Create campaign' }).click();
+    await page.locator('#campaign-form [role="alert"]').waitFor();
+    expect((await page.getByLabel('Name', { exact: true }).getAttribute('aria-invalid')) === 'true', 'the name is marked');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    // Edit.
+    await page.getByRole('button', { name: 'Edit “Autumn push”' }).click();
+    expect((await page.getByLabel('Client', { exact: true }).inputValue()) === 'Acme Foods', 'the form holds the campaign');
+    await page.getByLabel('Client', { exact: true }).fill('Acme Drinks');
+    await page.getByRole('button', { name: 'Save campaign' }).click();
+    await page.locator('.toast', { hasText: 'Campaign saved.' }).waitFor();
+    await page.locator('table.table tbody tr', { hasText: 'Acme Drinks' }).waitFor();
+    await shot('campaigns-list');
+    // Archive.
+    await page.getByRole('button', { name: 'Archive “Autumn push”' }).click();
+    await page.locator('.action-status .alert-ok', { hasText: '“Autumn push” archived.' }).waitFor();
+    await page.locator('table.table tbody tr', { hasText: 'Autumn push' }).getByText('Archived').waitFor();
+    // Delete, after a confirm that names it.
+    const asked = [];
+    const onDialog = (d) => asked.push(d.message());
+    page.on('dialog', onDialog);
+    try {
+      await page.getByRole('button', { name: 'Delete “Autumn push”' }).click();
+      await page.locator('.action-status .alert-ok', { hasText: '“Autumn push” deleted' }).waitFor();
+    } finally {
+      page.off('dialog', onDialog);
+    }
+    expect(asked.length === 1 && asked[0].includes('Autumn push'), `confirm: ${asked}`);
     await settled();
-    await page.locator('dl.stats').waitFor();
-    const topCreators = page.locator('section', { hasText: 'Top creators' });
-    await waitFor('the top creators', async () => (await topCreators.locator('table tbody tr').count()) >= 1);
-    const ranks = await topCreators.locator('table tbody tr td:nth-child(1)').allTextContents();
-    expect(ranks.every((r, i) => r === String(i + 1)), `creators ranked: ${ranks}`);
-    expect((await topCreators.locator('table thead th').allTextContents()).includes('Change in views'), 'creators compared with the period before');
-    expect(await page.locator('svg.chart').count() >= 1, 'a per-day chart');
-    expect((await page.getByRole('button', { name: 'Last 7 days' }).getAttribute('aria-pressed')) === 'true', 'preset pressed');
-    await waitFor('the top videos', async () => (await page.locator('section', { hasText: 'Top videos' }).locator('table tbody tr a.title-link').count()) >= 1);
-    expect((await page.locator('dl.stats .change').count()) === 5, 'each total compared with the period before');
-    expect(await page.getByText('Compared with the period before').isVisible(), 'the compared period is named');
+    await waitFor('the row to go', async () => (await page.locator('table.table tbody tr', { hasText: 'Autumn push' }).count()) === 0);
+    const listed = await apiFetch('GET', '/dashboard/campaigns?limit=100');
+    const names = JSON.stringify(listed.body);
+    expect(!names.includes('Autumn push') && names.includes('Summer launch'), `listed: ${names.slice(0, 300)}`);
     await checkA11y('campaigns');
-    await shot('campaigns');
+  });
+
+  let moneyCampaign;
+  await journey('campaign page: the money first, checkable by hand', async () => {
+    // Two videos read 60 days ago (their tracking is long over: the numbers stay).
+    const imported = await importStats('money.csv', [
+      `tiktok,7400000000000000001,${at(D0, '10:00:00')},1000,100,10,0,0,money.a,Money A`,
+      `tiktok,7400000000000000001,${at(dayOffset(-58), '10:00:00')},5000,300,30,5,5,money.a,Money A`,
+      `tiktok,7400000000000000002,${at(dayOffset(-59), '10:00:00')},2000,50,5,0,0,money.b,Money B`,
+      `tiktok,7400000000000000002,${at(dayOffset(-57), '10:00:00')},4000,150,15,5,5,money.b,Money B`,
+    ]);
+    expect(imported.snapshots_imported === 4, `import: ${JSON.stringify(imported)}`);
+    const made = await apiFetch('POST', '/dashboard/campaigns', { name: 'Money check', client: 'Acme', starts_on: D0, ends_on: dayOffset(-51), budget: 1000, target_views: 12000 });
+    expect(made.status === 201 || made.status === 200, `create: ${JSON.stringify(made.body)}`);
+    moneyCampaign = made.body.data;
+    // A flat fee on one video, a price per 1,000 views on the other.
+    const a = await videoOf('7400000000000000001');
+    const b = await videoOf('7400000000000000002');
+    expect(a && b, 'the imported videos');
+    for (const [v, body] of [[a, { campaign: 'money CHECK', budget: 300 }], [b, { campaign: 'Money check', ecpm: 10 }]]) {
+      const r = await apiFetch('PATCH', `/dashboard/videos/${v.video_id}`, body);
+      expect(r.status === 200, `PATCH: ${JSON.stringify(r.body)}`);
+    }
+    // The list: views gained, spend, CPM and progress of each campaign.
+    await visit('/campaigns');
+    const row = page.locator('table.table tbody tr', { hasText: 'Money check' });
+    await waitFor('the report in the row', async () => (await row.textContent()).includes('$320.00'));
+    const text = await row.textContent();
+    for (const want of ['6,000', '$320.00', '$53.33', '50%', 'Ended', 'Acme']) expect(text.includes(want), `list row lacks ${want}: ${text}`);
+    // The page: spend 300 + 10 × 2,000 / 1,000 = 320; views 4,000 + 2,000.
+    await row.getByRole('link', { name: 'Money check' }).click();
+    await page.waitForURL(/\/campaigns\/[0-9a-f-]{36}/);
+    await settled();
+    expect((await heading()) === 'Money check', `heading: ${await heading()}`);
+    const figure = async (id) => (await page.locator(`#${id} dd`).textContent()).trim();
+    const want = {
+      'campaign-spend': '$320.00',
+      'campaign-budget-left': '$680.00',
+      'campaign-cpm': '$53.33',
+      'campaign-cpe': '$0.91',
+      'campaign-er': '5.8%',
+      'campaign-progress': '50%',
+      'campaign-views-start': '3,000',
+      'campaign-views-gained': '6,000',
+      'campaign-views-now': '9,000',
+    };
+    for (const [id, value] of Object.entries(want)) {
+      const shown = await figure(id);
+      expect(shown.startsWith(value), `${id}: ${shown} (wanted ${value})`);
+    }
+    // The headline agrees with the chart under it: the days add up to the gain.
+    await page.getByText('Show the numbers as a table').first().click();
+    const perDay = page.locator('section', { hasText: 'Per day' }).locator('table tbody tr');
+    const dayViews = await perDay.evaluateAll((trs) => trs.map((tr) => Number(tr.cells[1].textContent.replace(/[^\d-]/g, '') || 0)));
+    expect(dayViews.reduce((x, y) => x + y, 0) === 6000, `days add up to ${dayViews}`);
+    // The creators with their cost and CPM.
+    const creators = page.locator('section', { hasText: 'Creators: cost and CPM' });
+    const lines = await creators.locator('table tbody tr').allTextContents();
+    expect(lines.length === 2 && lines[0].includes('@money.a') && lines[0].includes('$300.00') && lines[0].includes('$75.00'), `creator a: ${lines[0]}`);
+    expect(lines[1].includes('@money.b') && lines[1].includes('$20.00') && lines[1].includes('$10.00'), `creator b: ${lines[1]}`);
+    // The top videos.
+    const top = await page.locator('section', { hasText: 'Top videos' }).locator('table tbody tr').allTextContents();
+    expect(top.length === 2 && top[0].includes('Money A'), `top videos: ${top}`);
+    await checkA11y('campaign');
+    await shot('campaign');
+    // The report's CSV is the server's (format=csv).
+    const asked = [];
+    const onRequest = (r) => asked.push(r.url());
+    page.on('request', onRequest);
+    let download;
+    try {
+      [download] = await Promise.all([page.waitForEvent('download'), creators.getByRole('button', { name: /^Download CSV/ }).click()]);
+    } finally {
+      page.off('request', onRequest);
+    }
+    expect(asked.some((u) => u.includes(`/dashboard/campaigns/${moneyCampaign.id}/report`) && u.includes('format=csv') && u.includes('baseline=tracking')), `the report's CSV asked: ${asked}`);
+    const csvText = await readFile(await download.path(), 'utf8');
+    expect(csvText.includes('money.a') && csvText.includes('\r\n'), `report CSV: ${csvText.slice(0, 300)}`);
+    // Phone: the headline stacks, nothing scrolls sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.reload();
+      await settled();
+      await page.locator('#campaign-spend').waitFor();
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow <= 1, `the campaign page scrolls sideways by ${overflow}px`);
+      await shot('campaign');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
+  await journey('campaign fields pick from the organization\'s campaigns', async () => {
+    const a = await videoOf('7400000000000000001');
+    await visit(`/videos/${a.video_id}`);
+    const input = page.getByLabel('Campaign', { exact: true });
+    const choices = page.locator(`#${await input.getAttribute('list')} option`);
+    await waitFor('the campaigns to pick from', async () => (await choices.count()) >= 2);
+    const options = await choices.evaluateAll((os) => os.map((o) => o.value));
+    expect(options.includes('Money check') && options.includes('Summer launch'), `choices: ${options}`);
+    // Another letter case lands on the same campaign; the record shows its name.
+    await input.fill('summer LAUNCH');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.locator('.toast', { hasText: 'Saved.' }).waitFor();
+    await settled();
+    expect((await page.locator('dl.facts').textContent()).includes('Summer launch'), 'the campaign\'s own name');
+    await page.getByLabel('Campaign', { exact: true }).fill('Money check');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.locator('.toast', { hasText: 'Saved.' }).waitFor();
+    await visit('/videos');
+    const bulk = page.locator(`#${await page.getByLabel('Campaign for the selected').getAttribute('list')} option`);
+    await waitFor('the campaigns to pick from in the bulk edit', async () => (await bulk.count()) >= 2);
+  });
+
+  await journey('charts read on day one', async () => {
+    // A video tracked today, read twice: two points, each at its time.
+    const now = Date.now();
+    const iso = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    await importStats('today.csv', [
+      `tiktok,7400000000000000003,${iso(now - 3 * 3_600_000)},50000,900,40,10,5,day.one,Day one`,
+      `tiktok,7400000000000000003,${iso(now - 1 * 3_600_000)},51000,950,42,11,6,day.one,Day one`,
+    ]);
+    const v = await videoOf('7400000000000000003');
+    await visit(`/videos/${v.video_id}`);
+    const line = page.locator('section', { hasText: 'Counters over time' }).locator('svg.chart');
+    await line.waitFor();
+    const facts = await line.evaluate((svg) => ({
+      dots: [...svg.querySelectorAll('circle.dot title')].map((x) => x.textContent),
+      xLabels: [...svg.querySelectorAll('.x-axis text')].map((x) => x.textContent),
+      yLabels: [...svg.querySelectorAll('.axis:not(.x-axis) text')].map((x) => x.textContent),
+    }));
+    expect(facts.dots.length >= 2, `points: ${facts.dots}`);
+    expect(facts.dots.every((d) => /\d{1,2}:\d{2}/.test(d)), `each point has its time: ${facts.dots}`);
+    expect(new Set(facts.xLabels).size === facts.xLabels.length && facts.xLabels.length >= 2, `x labels repeat: ${facts.xLabels}`);
+    expect(facts.xLabels.some((l) => /\d{1,2}:\d{2}/.test(l)), `x labels tell the time: ${facts.xLabels}`);
+    expect(facts.yLabels[0] !== '0', `the views axis starts where the views are: ${facts.yLabels}`);
+    // The gains: a bar a reading, at its time.
+    const bars = page.locator('section', { hasText: 'Daily increments' }).locator('svg.chart');
+    const barLabels = await bars.evaluate((svg) => [...svg.querySelectorAll('.x-axis text')].map((x) => x.textContent));
+    expect(barLabels.length >= 1 && barLabels.every((l) => /\d{1,2}:\d{2}/.test(l)), `bar labels: ${barLabels}`);
+    await shot('video-day-one');
+    // On a phone the axis labels keep at least 11 px.
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await visit(`/videos/${v.video_id}`);
+      await sleep(300);
+      const sizes = await page.evaluate(() =>
+        [...document.querySelectorAll('svg.chart')].map((svg) => {
+          const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+          return Math.min(...[...svg.querySelectorAll('.axis text')].map((x) => parseFloat(getComputedStyle(x).fontSize) * scale));
+        }),
+      );
+      expect(sizes.length >= 2 && sizes.every((px) => px >= 11), `axis labels on a phone: ${sizes.map((x) => x.toFixed(1))} px`);
+      const labels = await page.evaluate(() => [...document.querySelectorAll('svg.chart')].map((svg) => [...svg.querySelectorAll('.x-axis text')].map((x) => x.textContent)));
+      expect(labels.every((l) => new Set(l).size === l.length), `repeated labels on a phone: ${JSON.stringify(labels)}`);
+      await shot('video-day-one');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+  });
+
+  await journey('currency on the settings page', async () => {
+    await visit('/settings');
+    await page.getByLabel('Currency', { exact: true }).fill('EUR');
+    await page.getByRole('button', { name: 'Save currency' }).click();
+    await page.locator('.toast', { hasText: 'Currency set to EUR.' }).waitFor();
+    expect((await page.locator('#org-currency-shown').textContent()) === 'EUR', 'the currency shown');
+    await page.getByLabel('Currency', { exact: true }).fill('EU');
+    await page.getByRole('button', { name: 'Save currency' }).click();
+    await page.locator('#currency-form').locator('xpath=..').getByRole('alert').waitFor();
+    const settings = await apiFetch('GET', '/organizations/settings');
+    expect(settings.body.data.currency === 'EUR', `stored: ${JSON.stringify(settings.body)}`);
+    await apiFetch('PATCH', '/organizations/settings', { currency: 'USD' });
+    await checkA11y('settings (currency)');
   });
 
   await journey('add a creator and watch its job finish', async () => {
@@ -786,6 +1073,9 @@ try {
     await visit('/settings');
     await page.locator('#plan-name', { hasText: 'Free' }).waitFor();
     expect((await page.locator('#plan-trends').textContent()).includes('Not included'), 'no trend searches on free');
+    // The currency is a paid feature: the form shows the plan's wall.
+    expect(await page.getByLabel('Currency', { exact: true }).isDisabled(), 'the currency field is off on free');
+    await page.locator('#currency-form').locator('xpath=..').locator('.plan-refusal code.command').waitFor();
     // An editor there: told to ask an owner, no command.
     await signInAs(['--email', 'free-editor@example.test', '--org', freeOrg, '--role', 'editor']);
     refusal = await saveCampaign();
@@ -877,6 +1167,7 @@ try {
       ['videos', '/videos'],
       ['video', href],
       ['campaigns', '/campaigns'],
+      ...(moneyCampaign ? [['campaign', `/campaigns/${moneyCampaign.id}`]] : []),
       ['creators', '/creators'],
       ['team', '/team'],
       ['settings', '/settings'],
@@ -1085,26 +1376,24 @@ try {
     expect(edit.status === 200, `batch: ${JSON.stringify(edit.body)}`);
     await visit('/videos');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /^Download CSV/ }).first().click()]);
-    const lines = (await readFile(await download.path(), 'utf8')).slice(1).trim().split('\r\n');
-    const rows = lines.slice(1).map((l) => l.match(/("([^"]|"")*"|[^,]*)(,|$)/g).map((c) => c.replace(/,$/, '').replace(/^"|"$/g, '').replace(/""/g, '"')));
-    const header = lines[0].split(',');
+    const rows = parseCsv(await readFile(await download.path(), 'utf8'));
+    const header = rows[0];
     const at = (name) => header.indexOf(name);
-    expect(rows.length === ids.length, `rows: ${lines.length}`);
-    for (const row of rows) {
-      expect(row[at('Campaign')] === "'-launch", `campaign cell: ${row[at('Campaign')]}`);
-      expect(row[at('Tags')].startsWith("'=1+2"), `tags cell: ${row[at('Tags')]}`);
-      for (const column of ['Views', 'Likes', 'Comments']) {
-        expect(/^(\d[\d,]*|–)$/.test(row[at(column)]), `${column} stays a number: ${row[at(column)]}`);
+    expect(rows.length - 1 === ids.length, `rows: ${rows.length - 1} of ${ids.length}`);
+    for (const row of rows.slice(1)) {
+      expect(row[at('campaign')] === "'-launch", `campaign cell: ${row[at('campaign')]}`);
+      expect(row[at('tags')].startsWith("'=1+2"), `tags cell: ${row[at('tags')]}`);
+      for (const column of ['views', 'likes', 'comments']) {
+        expect(/^\d*$/.test(row[at(column)]), `${column} stays a raw number: ${row[at(column)]}`);
       }
-      const gained = row[header.findIndex((h) => h.startsWith('Views gained'))];
-      expect(/^([+-]?\d[\d,]*|–)$/.test(gained), `a gain stays a number: ${gained}`);
+      expect(/^-?\d*$/.test(row[at('views_gained')]), `a gain stays a raw number: ${row[at('views_gained')]}`);
     }
     // The rule itself, as the server's exports apply it.
     const cells = await page.evaluate(async () => {
-      const { toCsv, Figure } = await import('/assets/js/csv.js');
-      return toCsv([], [[new Figure('-1,234'), new Figure('-5'), -7, '-5', '=1+1', '+1', '@SUM(A1)', '\tx', '\rx', 'a=b', new Figure('=1+1')]]);
+      const { toCsv } = await import('/assets/js/csv.js');
+      return toCsv([], [[-7, 12.5, true, null, '-5', '=1+1', '+1', '@SUM(A1)', '\tx', '\rx', 'a=b', 'a,b']]);
     });
-    expect(cells === '\r\n"-1,234",-5,-7,\'-5,\'=1+1,\'+1,\'@SUM(A1),\'\tx,"\'\rx",a=b,\'=1+1\r\n', `cells: ${JSON.stringify(cells)}`);
+    expect(cells === '\r\n-7,12.5,true,,\'-5,\'=1+1,\'+1,\'@SUM(A1),\'\tx,"\'\rx",a=b,"a,b"\r\n', `cells: ${JSON.stringify(cells)}`);
   });
 
   await journey('API reference at /docs renders under its CSP', async () => {

@@ -79,7 +79,7 @@ pub const API_PREFIXES: [&str; 15] = [
 
 /// The paths that answer the app's page (`index.html`); the client picks
 /// the view from the path.
-pub const PAGES: [&str; 12] = [
+pub const PAGES: [&str; 13] = [
     "/",
     "/sign-in",
     "/set-password",
@@ -87,6 +87,7 @@ pub const PAGES: [&str; 12] = [
     "/videos",
     "/videos/{id}",
     "/campaigns",
+    "/campaigns/{id}",
     "/creators",
     "/team",
     "/settings",

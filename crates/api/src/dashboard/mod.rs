@@ -45,8 +45,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(api_keys::router())
         .merge(videos::router())
         .merge(webhooks::router())
-        .merge(campaign_report::router())
         .merge(campaigns::router())
+        .merge(campaign_report::router())
 }
 
 #[cfg(test)]

@@ -25,6 +25,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(analytics::router())
         .merge(top::router())
         .merge(webhooks::router())
-        .merge(campaign_report::router())
         .merge(campaigns::router())
+        .merge(campaign_report::router())
 }

@@ -12,6 +12,7 @@ const ROUTES = [
   { path: /^\/videos$/, page: 'videos', nav: 'videos' },
   { path: /^\/videos\/([^/]+)$/, page: 'video', params: ['id'], nav: 'videos' },
   { path: /^\/campaigns$/, page: 'campaigns', nav: 'campaigns' },
+  { path: /^\/campaigns\/([^/]+)$/, page: 'campaigns', params: ['id'], nav: 'campaigns' },
   { path: /^\/creators$/, page: 'creators', nav: 'creators' },
   { path: /^\/team$/, page: 'team', nav: 'team' },
   { path: /^\/settings$/, page: 'settings', nav: 'settings' },

@@ -1,16 +1,9 @@
-// CSV files of tables as displayed: RFC 4180 quoting, UTF-8 with a BOM so
-// spreadsheet programs read the characters right, and no cell a spreadsheet
+// CSV downloads are data, not the screen: the server's own exports where it
+// has one (`format=csv`), else the records' values as the server writes
+// them (raw numbers, ISO dates, ids and URLs; column names as the API's
+// fields). RFC 4180 quoting, CRLF line ends, and no cell a spreadsheet
 // would run as a formula (the rule of the server's exports).
-
-/** A number as the app writes one (`-1,234`, `+12.5`, `1.234`, `+12,5 %`): kept as it is. */
-const NUMBER = /^[+-]?\d[\d.,]*(\s?%)?$/;
-
-/** A cell of a numeric column: written as it is when it holds a number. */
-export class Figure {
-  constructor(text) {
-    this.text = text;
-  }
-}
+import { api, session, errorOf } from './api.js';
 
 /**
  * `text` as a cell a spreadsheet shows as text: one starting with `=`, `+`,
@@ -21,32 +14,135 @@ export function sheetText(text) {
   return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
 }
 
-/** The text of one cell: numbers as they are, any other value made safe by sheetText. */
+/** The text of one cell: numbers as they are, booleans as true/false, any text made safe by sheetText. */
 function cellText(value) {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'number') return String(value);
-  if (value instanceof Figure && NUMBER.test(value.text)) return value.text;
-  return sheetText(String(value instanceof Figure ? value.text : value));
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
+  if (typeof value === 'boolean') return String(value);
+  return sheetText(String(value));
 }
 
 export function csvCell(value) {
   const text = cellText(value);
-  return /[",\r\n]/.test(text) || /^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 export function toCsv(header, rows) {
   return [header, ...rows].map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }
 
-/** Starts a download of `rows` (arrays of cells: text, numbers or Figures) under `header`. */
-export function downloadCsv(filename, header, rows) {
-  const blob = new Blob(['\uFEFF', toCsv(header, rows)], { type: 'text/csv;charset=utf-8' });
+/** Starts the download of `blob` as `filename`. */
+export function saveBlob(filename, blob) {
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
-  a.download = filename.endsWith('.csv') ? filename : `${filename}.csv`;
+  a.download = filename;
   document.body.append(a);
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+/** Starts a download of `rows` (arrays of raw values) under `header` (column names). */
+export function downloadCsv(filename, header, rows) {
+  const blob = new Blob([toCsv(header, rows)], { type: 'text/csv;charset=utf-8' });
+  saveBlob(filename.endsWith('.csv') ? filename : `${filename}.csv`, blob);
+}
+
+/** The file name a `Content-Disposition` header gives, else `fallback`. */
+export function dispositionName(header, fallback) {
+  const m = /filename="?([^";]+)"?/.exec(header || '');
+  return m ? m[1] : fallback;
+}
+
+/**
+ * Downloads the server's export at `path` (a dashboard endpoint answering
+ * CSV) with the session and organization, as the file the server names.
+ * Throws the server's error (an ApiError) when it refuses.
+ */
+export async function serverCsv(path, query, fallbackName) {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query || {})) {
+    if (Array.isArray(v)) v.forEach((item) => params.append(k, String(item)));
+    else if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+  }
+  const qs = params.toString();
+  const headers = { Accept: 'text/csv' };
+  if (session.org) headers['X-Organization-ID'] = session.org;
+  const res = await fetch(qs ? `${path}?${qs}` : path, { headers, credentials: 'same-origin' });
+  if (!res.ok) {
+    const text = await res.text();
+    let json = null;
+    try {
+      json = JSON.parse(text);
+    } catch (_) {
+      json = null;
+    }
+    throw errorOf(res.status, json, res.headers);
+  }
+  const blob = await res.blob();
+  saveBlob(dispositionName(res.headers.get('Content-Disposition'), fallbackName), blob);
+}
+
+/** The columns of the server's video export (GET /v1/videos/export), in its order. */
+export const VIDEO_COLUMNS = [
+  'video_id',
+  'external_video_id',
+  'platform',
+  'url',
+  'title',
+  'thumbnail_url',
+  'author_username',
+  'published_at',
+  'views',
+  'likes',
+  'comments',
+  'reposts',
+  'saves',
+  'created_at',
+  'stats_last_updated',
+  'cpm',
+  'er',
+  'notes',
+  'budget',
+  'campaign',
+  'video_status',
+  'status',
+  'ecpm',
+  'tags',
+  'tracking_status',
+  'tracking_ends_at',
+  'next_refresh_at',
+];
+
+/** The gain columns the export adds when it measures a window. */
+export const GAIN_COLUMNS = ['views_gained', 'likes_gained', 'comments_gained', 'reposts_gained', 'saves_gained'];
+
+/** A video record's row, in VIDEO_COLUMNS order (then the gains, when `withGains`). */
+export function videoRow(v, withGains) {
+  const row = VIDEO_COLUMNS.map((c) => (c === 'tags' ? (v.tags || []).join('; ') : v[c]));
+  if (withGains) {
+    const g = v.gained;
+    row.push(...['views', 'likes', 'comments', 'reposts', 'saves'].map((m) => (g ? g[m] : null)));
+  }
+  return row;
+}
+
+/**
+ * Every video the listing's `query` matches, as the server's export
+ * (GET /v1/videos/export) writes them: the dashboard has no export of its
+ * own, so the listing is read page by page and written with the export's
+ * columns and cells.
+ */
+export async function exportVideos(query) {
+  const withGains = Boolean(query.from || query.to || query.sort === 'views_gained');
+  const rows = [];
+  const limit = 100;
+  for (let offset = 0; ; offset += limit) {
+    const page = await api('GET', '/dashboard/videos', { query: { ...query, limit, offset } });
+    const items = page.data || [];
+    for (const v of items) rows.push(videoRow(v, withGains));
+    if (!page.pagination?.has_more || !items.length) break;
+  }
+  downloadCsv('videos', [...VIDEO_COLUMNS, ...(withGains ? GAIN_COLUMNS : [])], rows);
 }

@@ -105,11 +105,34 @@ export function date(value) {
   return new Intl.DateTimeFormat(current, { dateStyle: 'medium', timeZone: 'UTC' }).format(d);
 }
 
+/** Two UTC days as one range (`Sep 28 – Oct 7, 2026`). */
+export function dateRange(from, to) {
+  const a = toDate(from);
+  const b = toDate(to);
+  if (Number.isNaN(a.getTime()) || Number.isNaN(b.getTime())) return `${date(from)} – ${date(to)}`;
+  const format = new Intl.DateTimeFormat(current, { dateStyle: 'medium', timeZone: 'UTC' });
+  return typeof format.formatRange === 'function' ? format.formatRange(a, b) : `${format.format(a)} – ${format.format(b)}`;
+}
+
 /** A short day label for charts. */
 export function shortDate(value) {
   const d = toDate(value);
   if (Number.isNaN(d.getTime())) return String(value);
   return new Intl.DateTimeFormat(current, { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(d);
+}
+
+/** An instant's day for chart labels, in the browser's time zone (`27 Nov`). */
+export function localDay(value) {
+  const d = toDate(value);
+  if (Number.isNaN(d.getTime())) return String(value);
+  return new Intl.DateTimeFormat(current, { day: 'numeric', month: 'short' }).format(d);
+}
+
+/** An instant's time of day for chart labels, in the browser's time zone (`14:05`). */
+export function localTime(value) {
+  const d = toDate(value);
+  if (Number.isNaN(d.getTime())) return String(value);
+  return new Intl.DateTimeFormat(current, { hour: 'numeric', minute: '2-digit' }).format(d);
 }
 
 /** An instant, in the browser's time zone. */

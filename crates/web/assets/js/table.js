@@ -1,19 +1,23 @@
-// Tables: caption, sortable headers, a CSV download of what is displayed.
-import { h, nextId } from './dom.js';
+// Tables: caption, sortable headers, a CSV download of their data.
+import { h, nextId, busy, toast, errorText } from './dom.js';
 import { t } from './i18n.js';
-import { downloadCsv, Figure } from './csv.js';
+import { downloadCsv } from './csv.js';
 
 /**
- * columns: [{key, label, cell(row) → Node|string, numeric, sortable, csv: false}]
- * sort: {key, dir: 'asc'|'desc', onSort(key)} (optional)
- * Returns a wrapper with the table and its CSV button.
+ * columns: [{key, label, cell(row) → Node|string, numeric, sortable, csv}]
+ * (`csv`: see csvOf; `hidden`: in the CSV only). sort: {key, dir: 'asc'|'desc', onSort(key)} (optional).
+ * csvName: a file name (the rows' data by the columns' `csv`), or a
+ * function that downloads (the server's export). Returns a wrapper with
+ * the table and its CSV button.
  */
-export function dataTable({ caption, columns, rows, csvName, empty, sort, rowAttrs, hideCaption = false }) {
+export function dataTable({ caption, columns: all, rows, csvName, empty, sort, rowAttrs, hideCaption = false }) {
+  // Columns marked `hidden` are data of the CSV only (ids, say).
+  const columns = all.filter((c) => !c.hidden);
   const headRow = h(
     'tr',
     null,
     columns.map((c) => {
-      const attrs = { scope: 'col', class: c.numeric ? 'num' : null, dataset: c.csv === false ? { csv: 'no' } : null };
+      const attrs = { scope: 'col', class: c.numeric ? 'num' : null };
       if (sort && c.sortable) {
         const active = sort.key === c.key;
         attrs['aria-sort'] = active ? (sort.dir === 'asc' ? 'ascending' : 'descending') : 'none';
@@ -38,7 +42,7 @@ export function dataTable({ caption, columns, rows, csvName, empty, sort, rowAtt
         rowAttrs ? rowAttrs(row) : null,
         columns.map((c) => {
           const value = c.cell ? c.cell(row) : row[c.key];
-          const attrs = { class: c.numeric ? 'num' : null, dataset: c.csv === false ? { csv: 'no' } : null };
+          const attrs = { class: c.numeric ? 'num' : null };
           return c.header ? h('th', { ...attrs, scope: 'row' }, value ?? '') : h('td', attrs, value ?? '');
         }),
       ),
@@ -48,51 +52,50 @@ export function dataTable({ caption, columns, rows, csvName, empty, sort, rowAtt
   const table = h('table', { class: 'table' }, captionEl, h('thead', null, headRow), body);
   const wrap = h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': t('table.region', { caption }) }, table);
   const tools = h('div', { class: 'table-tools' });
-  if (csvName) tools.append(csvButton(table, csvName, caption));
+  if (csvName) tools.append(csvButton({ columns: all, rows, csv: csvName, caption }));
   return h('div', { class: 'table-block' }, tools, wrap);
 }
 
 /**
- * The table's displayed cells, header first, leaving out columns marked
- * data-csv="no"; the cells of numeric columns as Figures (numbers stay
- * numbers in the file).
+ * The CSV of `rows` by `columns`: each column's `csv` names its field
+ * (`false` leaves it out; a string reads that field; a pair [name, fn]
+ * reads fn(row); by default the field `key`), written raw: numbers as
+ * numbers, instants and days as the API gives them (ISO), ids and URLs.
  */
-export function tableCells(table) {
-  const headers = [...table.tHead.rows[0].cells];
-  const keep = headers.map((c) => c.dataset.csv !== 'no');
-  const text = (cell) => {
-    const marked = cell.dataset.csvValue ?? cell.querySelector('[data-csv-value]')?.dataset.csvValue;
-    if (marked !== undefined) return marked;
-    const chosen = cell.querySelector('select');
-    if (chosen) return chosen.selectedOptions[0]?.textContent ?? '';
-    return cell.textContent.replace(/\s+/g, ' ').trim();
-  };
-  const header = headers.filter((_, i) => keep[i]).map(text);
-  const rows = [];
-  for (const tr of table.tBodies[0].rows) {
-    if (tr.cells.length !== headers.length) continue;
-    const cells = [...tr.cells].map((cell, i) => (headers[i].classList.contains('num') ? new Figure(text(cell)) : text(cell)));
-    rows.push(cells.filter((_, i) => keep[i]));
-  }
-  return [header, rows];
+export function csvOf(columns, rows) {
+  const picked = columns
+    .filter((c) => c.csv !== false)
+    .map((c) => {
+      if (Array.isArray(c.csv)) return c.csv;
+      const field = typeof c.csv === 'string' ? c.csv : c.key;
+      return [field, (row) => row[field]];
+    });
+  return [picked.map(([name]) => name), rows.map((row) => picked.map(([, read]) => read(row)))];
 }
 
-export function csvButton(table, name, caption) {
+/**
+ * A CSV download button: `csv` is a file name (the table's rows by its
+ * columns' `csv`), or a function that downloads (the server's export).
+ */
+export function csvButton({ columns, rows, csv, caption }) {
   const label = t('table.csv');
-  return h(
-    'button',
-    {
-      type: 'button',
-      class: 'btn btn-small',
-      'aria-label': caption ? `${label}: ${caption}` : label,
-      onclick: () => {
-        const [header, rows] = tableCells(table);
+  const button = h('button', { type: 'button', class: 'btn btn-small', 'aria-label': caption ? `${label}: ${caption}` : label }, label);
+  button.addEventListener('click', () =>
+    busy(button, async () => {
+      try {
+        if (typeof csv === 'function') {
+          await csv();
+          return;
+        }
+        const [header, data] = csvOf(columns, rows);
         const day = new Date().toISOString().slice(0, 10);
-        downloadCsv(`${name}-${day}.csv`, header, rows);
-      },
-    },
-    label,
+        downloadCsv(`${csv}-${day}.csv`, header, data);
+      } catch (e) {
+        toast(errorText(e), 'error');
+      }
+    }),
   );
+  return button;
 }
 
 export { nextId };

@@ -5,6 +5,7 @@ import { get, post, can } from '../api.js';
 import { h, clear, fill, field, select, errorBox, busy, pageHeader, section, notice, toast, nextId } from '../dom.js';
 import { t, num, gain, date, dateTime } from '../i18n.js';
 import { lineChart } from '../charts.js';
+import { campaignInput, forgetCampaigns } from '../campaign-picker.js';
 import { dataTable } from '../table.js';
 import { platformLabel, PLATFORMS, jobStatusLabel } from '../labels.js';
 
@@ -109,10 +110,10 @@ function editor(creator, all, tags, onChange) {
     run(toggle, () => post('/blogger/toggle', { tracking_id: creator.tracking_id, is_active: !creator.is_active }), creator.is_active ? t('creators.paused') : t('creators.resumed')),
   );
 
-  const campaign = h('input', { type: 'text', id: 'edit-creator-campaign', maxlength: 200, value: creator.campaign || '' });
+  const [campaign, campaignList] = campaignInput({ id: 'edit-creator-campaign', value: creator.campaign || '' });
   const saveCampaign = h('button', { type: 'button', class: 'btn' }, t('creators.save_campaign'));
   saveCampaign.addEventListener('click', () =>
-    run(saveCampaign, () => post('/blogger/set-campaign', { tracking_id: creator.tracking_id, campaign: campaign.value.trim() || null }), t('creators.campaign_saved')),
+    run(saveCampaign, () => post('/blogger/set-campaign', { tracking_id: creator.tracking_id, campaign: campaign.value.trim() || null }).then((r) => (forgetCampaigns(), r)), t('creators.campaign_saved')),
   );
 
   const budget = h('input', { type: 'number', id: 'edit-creator-budget', min: 1, step: 1, value: creator.budget_per_video ?? '' });
@@ -186,7 +187,7 @@ function editor(creator, all, tags, onChange) {
     status,
     h('div', { class: 'actions' }, toggle, refetch),
     h('div', { class: 'grid-2' },
-      h('div', null, h('div', { class: 'inline-form' }, field(t('creators.campaign'), campaign), saveCampaign), h('div', { class: 'inline-form' }, field(t('creators.budget'), budget, t('creators.budget_hint')), saveBudget)),
+      h('div', null, h('div', { class: 'inline-form' }, field(t('creators.campaign'), campaign, t('campaigns.pick_hint')), campaignList, saveCampaign), h('div', { class: 'inline-form' }, field(t('creators.budget'), budget, t('creators.budget_hint')), saveBudget)),
       h(
         'fieldset',
         { class: 'form' },
@@ -238,7 +239,7 @@ async function followersPanel(creator, ctx) {
           csvName: `followers-${creator.username}`,
           columns: [
             { key: 'date', label: t('creators.col_day'), cell: (d) => date(d.date) },
-            { key: 'followers', label: t('creators.col_followers'), numeric: true, cell: (d) => num(d.follower_count) },
+            { key: 'followers', label: t('creators.col_followers'), numeric: true, csv: 'follower_count', cell: (d) => num(d.follower_count) },
           ],
           rows: [...days].reverse(),
           empty: t('chart.no_data'),
@@ -324,24 +325,26 @@ export default async function creators(main, params, query, ctx) {
       });
     }
     columns.push(
+      { key: 'tracking_id', label: 'id', csv: 'tracking_id', hidden: true },
       { key: 'username', label: t('creators.col_handle'), header: true, cell: (c) => `@${c.username}` },
       { key: 'platform', label: t('filter.platform'), cell: (c) => platformLabel(c.platform) },
-      { key: 'name', label: t('creators.col_name'), cell: (c) => c.channel_name || '–' },
-      { key: 'followers', label: t('creators.col_followers'), numeric: true, cell: (c) => num(c.number_of_subscribers) },
-      { key: 'gain7', label: t('creators.col_gain_7d'), numeric: true, cell: (c) => gain(c.follower_gain_7d) },
-      { key: 'gain30', label: t('creators.col_gain_30d'), numeric: true, cell: (c) => gain(c.follower_gain_30d) },
-      { key: 'videos', label: t('creators.col_videos'), numeric: true, cell: (c) => num(c.videos_tracked) },
-      { key: 'views', label: t('creators.col_views'), numeric: true, cell: (c) => num(c.total_views) },
+      { key: 'name', label: t('creators.col_name'), csv: 'channel_name', cell: (c) => c.channel_name || '–' },
+      { key: 'followers', label: t('creators.col_followers'), numeric: true, csv: 'number_of_subscribers', cell: (c) => num(c.number_of_subscribers) },
+      { key: 'gain7', label: t('creators.col_gain_7d'), numeric: true, csv: 'follower_gain_7d', cell: (c) => gain(c.follower_gain_7d) },
+      { key: 'gain30', label: t('creators.col_gain_30d'), numeric: true, csv: 'follower_gain_30d', cell: (c) => gain(c.follower_gain_30d) },
+      { key: 'videos', label: t('creators.col_videos'), numeric: true, csv: 'videos_tracked', cell: (c) => num(c.videos_tracked) },
+      { key: 'views', label: t('creators.col_views'), numeric: true, csv: 'total_views', cell: (c) => num(c.total_views) },
       {
         key: 'active',
         label: t('creators.col_state'),
+        csv: 'is_active',
         cell: (c) => h('span', { class: `badge ${c.is_active ? 'badge-active' : ''}` }, c.is_active ? t('creators.active') : t('creators.paused_state')),
       },
       { key: 'campaign', label: t('creators.campaign'), cell: (c) => c.campaign || '–' },
-      { key: 'budget', label: t('creators.col_budget'), numeric: true, cell: (c) => num(c.budget_per_video) },
-      { key: 'tags', label: t('creators.tags'), cell: (c) => (c.tags.length ? h('span', { class: 'tags' }, c.tags.map((x) => h('span', { class: 'tag' }, x.name))) : '–') },
-      { key: 'profile', label: t('creators.profile'), cell: (c) => c.creator_name || '–' },
-      { key: 'last', label: t('creators.col_last'), cell: (c) => dateTime(c.last_scraped_at) },
+      { key: 'budget', label: t('creators.col_budget'), numeric: true, csv: 'budget_per_video', cell: (c) => num(c.budget_per_video) },
+      { key: 'tags', label: t('creators.tags'), csv: ['tags', (c) => c.tags.map((x) => x.name).join('; ')], cell: (c) => (c.tags.length ? h('span', { class: 'tags' }, c.tags.map((x) => h('span', { class: 'tag' }, x.name))) : '–') },
+      { key: 'profile', label: t('creators.profile'), csv: 'creator_name', cell: (c) => c.creator_name || '–' },
+      { key: 'last', label: t('creators.col_last'), csv: 'last_scraped_at', cell: (c) => dateTime(c.last_scraped_at) },
       {
         key: 'actions',
         label: h('span', { class: 'visually-hidden' }, t('creators.col_actions')),

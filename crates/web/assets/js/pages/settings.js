@@ -1,11 +1,12 @@
 // Settings: the organization (name, logo), the user's language, the plan
 // and its limits, API keys (shown once at creation), the user's sessions.
-import { get, post, put, del, api, can, session, currentOrg } from '../api.js';
+import { get, post, put, patch, del, api, can, session, currentOrg } from '../api.js';
 import { h, clear, fill, field, select, errorBox, busy, pageHeader, section, notice, toast } from '../dom.js';
 import { t, dateTime, setLanguage, language } from '../i18n.js';
 import { dataTable } from '../table.js';
 import { render } from '../app.js';
 import { showPlan } from './plan-summary.js';
+import { loadPlan } from '../plan.js';
 
 const MAX_LOGO = 512 * 1024;
 
@@ -16,9 +17,9 @@ async function organization(slot) {
   }
   const s = await get('/organizations/settings');
   const logo = s.logo_url ? h('img', { src: s.logo_url, alt: t('settings.logo_alt', { name: s.name }), class: 'logo-preview' }) : h('p', { class: 'hint' }, t('settings.no_logo'));
-  const parts = [h('dl', { class: 'facts' }, h('dt', null, t('settings.org_name')), h('dd', { id: 'org-name' }, s.name), h('dt', null, t('settings.currency')), h('dd', null, s.currency))];
+  const parts = [h('dl', { class: 'facts' }, h('dt', null, t('settings.org_name')), h('dd', { id: 'org-name' }, s.name), h('dt', null, t('settings.currency')), h('dd', { id: 'org-currency-shown' }, s.currency))];
   if (can('admin')) {
-    parts.push(renameForm(s));
+    parts.push(renameForm(s), await currencyForm(s));
   }
   parts.push(h('h3', null, t('settings.logo')), logo);
   if (can('admin')) {
@@ -71,6 +72,45 @@ function renameForm(s) {
         toast(t('settings.renamed'));
       } catch (e) {
         status.append(errorBox(e));
+      }
+    });
+  });
+  return h('div', null, status, form);
+}
+
+/** Currencies offered first (any ISO 4217 code is taken). */
+const CURRENCIES = ['USD', 'EUR', 'GBP', 'CHF', 'JPY', 'CAD', 'AUD', 'SEK', 'NOK', 'DKK', 'PLN', 'CZK', 'BRL', 'MXN', 'INR', 'CNY', 'KRW', 'SGD', 'HKD', 'NZD', 'ZAR', 'TRY', 'AED'];
+
+/**
+ * The organization's currency (admins, paid plans): what campaign budgets
+ * and spend are counted in unless a campaign names its own. On a free plan
+ * the form is shown with the plan's wall, as other paid features are.
+ */
+async function currencyForm(s) {
+  const report = await loadPlan().catch(() => null);
+  const paid = !report || report.paid_operations;
+  const input = h('input', { type: 'text', id: 'org-currency', maxlength: 3, value: s.currency || '', list: 'currency-codes', autocomplete: 'off', disabled: !paid });
+  const codes = h('datalist', { id: 'currency-codes' }, CURRENCIES.map((c) => h('option', { value: c })));
+  const status = h('div', { class: 'form-status', 'aria-live': 'polite' });
+  const save = h('button', { type: 'submit', class: 'btn', disabled: !paid }, t('settings.currency_save'));
+  const form = h('form', { class: 'inline-form', id: 'currency-form' }, field(t('settings.currency'), input, t('settings.currency_hint')), codes, save);
+  if (!paid) status.append(errorBox({ status: 402, code: 'PAID_PLAN_REQUIRED' }));
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clear(status);
+    input.removeAttribute('aria-invalid');
+    await busy(save, async () => {
+      try {
+        const data = await patch('/organizations/settings', { currency: input.value.trim().toUpperCase() });
+        document.getElementById('org-currency-shown').textContent = data.currency;
+        input.value = data.currency;
+        toast(t('settings.currency_saved', { currency: data.currency }));
+      } catch (e) {
+        status.append(errorBox(e));
+        if (e.field === 'currency') {
+          input.setAttribute('aria-invalid', 'true');
+          input.focus();
+        }
       }
     });
   });
@@ -154,11 +194,12 @@ async function apiKeys(slot, isCurrent) {
         hideCaption: true,
         csvName: 'api-keys',
         columns: [
+          { key: 'key_id', label: 'id', hidden: true },
           { key: 'name', label: t('keys.name'), header: true, cell: (k) => k.name || t('keys.unnamed') },
           { key: 'prefix', label: t('keys.prefix'), cell: (k) => h('code', null, `${k.prefix}…`) },
-          { key: 'created', label: t('keys.created'), cell: (k) => dateTime(k.created_at) },
-          { key: 'used', label: t('keys.last_used'), cell: (k) => (k.last_used_at ? dateTime(k.last_used_at) : t('keys.never')) },
-          { key: 'state', label: t('keys.state'), cell: (k) => (k.revoked_at ? t('keys.revoked_at', { when: dateTime(k.revoked_at) }) : h('span', { class: 'badge badge-active' }, t('keys.active'))) },
+          { key: 'created', label: t('keys.created'), csv: 'created_at', cell: (k) => dateTime(k.created_at) },
+          { key: 'used', label: t('keys.last_used'), csv: 'last_used_at', cell: (k) => (k.last_used_at ? dateTime(k.last_used_at) : t('keys.never')) },
+          { key: 'state', label: t('keys.state'), csv: 'revoked_at', cell: (k) => (k.revoked_at ? t('keys.revoked_at', { when: dateTime(k.revoked_at) }) : h('span', { class: 'badge badge-active' }, t('keys.active'))) },
           {
             key: 'actions',
             label: h('span', { class: 'visually-hidden' }, t('team.col_actions')),
@@ -207,10 +248,11 @@ async function sessions(slot, isCurrent) {
         hideCaption: true,
         csvName: 'sessions',
         columns: [
-          { key: 'agent', label: t('sessions.device'), header: true, cell: (s) => [s.user_agent || t('sessions.unknown_device'), s.current ? h('span', { class: 'badge badge-active' }, ` ${t('sessions.current')}`) : null] },
-          { key: 'created', label: t('sessions.created'), cell: (s) => dateTime(s.created_at) },
-          { key: 'seen', label: t('sessions.last_seen'), cell: (s) => dateTime(s.last_seen_at) },
-          { key: 'expires', label: t('sessions.expires'), cell: (s) => dateTime(s.expires_at) },
+          { key: 'agent', label: t('sessions.device'), header: true, csv: 'user_agent', cell: (s) => [s.user_agent || t('sessions.unknown_device'), s.current ? h('span', { class: 'badge badge-active' }, ` ${t('sessions.current')}`) : null] },
+          { key: 'current', label: 'current', hidden: true },
+          { key: 'created', label: t('sessions.created'), csv: 'created_at', cell: (s) => dateTime(s.created_at) },
+          { key: 'seen', label: t('sessions.last_seen'), csv: 'last_seen_at', cell: (s) => dateTime(s.last_seen_at) },
+          { key: 'expires', label: t('sessions.expires'), csv: 'expires_at', cell: (s) => dateTime(s.expires_at) },
           {
             key: 'actions',
             label: h('span', { class: 'visually-hidden' }, t('team.col_actions')),

@@ -58,7 +58,7 @@ export default async function team(main, params, query, ctx) {
   main.append(section(t('team.pending'), pendingSlot));
 
   const isMe = (m) => m.id === session.user?.id || m.email === session.user?.email;
-  // Admins change a member's role in place; the cell keeps the role's name for CSV.
+  // Admins change a member's role in place.
   function roleSelect(m) {
     const roles = can('owner') ? [...INVITABLE_ROLES, 'owner'] : INVITABLE_ROLES.includes(m.role) ? INVITABLE_ROLES : [m.role];
     const sel = select(roles.map((r) => [r, roleLabel(r)]), m.role, { 'aria-label': t('team.role_of', { email: m.email }), disabled: !roles.includes(m.role) || roles.length === 1 });
@@ -74,7 +74,7 @@ export default async function team(main, params, query, ctx) {
         sel.disabled = false;
       }
     });
-    return h('span', { dataset: { csvValue: roleLabel(m.role) } }, sel);
+    return sel;
   }
 
   async function loadMembers() {
@@ -87,6 +87,7 @@ export default async function team(main, params, query, ctx) {
     }
     if (!ctx.isCurrent()) return;
     const columns = [
+      { key: 'id', label: 'id', hidden: true },
       { key: 'email', label: t('team.col_email'), header: true, cell: (m) => m.email },
       { key: 'role', label: t('team.col_role'), cell: (m) => (admin && !isMe(m) ? roleSelect(m) : roleLabel(m.role)) },
     ];
@@ -135,7 +136,7 @@ export default async function team(main, params, query, ctx) {
       const columns = [
         { key: 'email', label: t('team.col_email'), header: true, cell: (i) => i.email },
         { key: 'role', label: t('team.col_role'), cell: (i) => roleLabel(i.role) },
-        { key: 'expires', label: t('team.col_expires'), cell: (i) => dateTime(i.expires_at) },
+        { key: 'expires', label: t('team.col_expires'), csv: 'expires_at', cell: (i) => dateTime(i.expires_at) },
       ];
       if (admin) {
         columns.push({

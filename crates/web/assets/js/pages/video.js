@@ -3,9 +3,11 @@
 // now and untracking it.
 import { get, patch, can } from '../api.js';
 import { h, clear, fill, field, select, errorBox, busy, pageHeader, section, notice, toast } from '../dom.js';
-import { t, num, date, dateTime, gain } from '../i18n.js';
+import { t, num, date, dateTime, gain, toDate } from '../i18n.js';
 import { dataTable } from '../table.js';
-import { barChart, lineChart } from '../charts.js';
+import { barChart, lineChart, spansFewDays } from '../charts.js';
+import { downloadCsv } from '../csv.js';
+import { campaignInput, forgetCampaigns } from '../campaign-picker.js';
 import {
   platformLabel,
   trackingStatusLabel,
@@ -29,6 +31,7 @@ function facts(v) {
     [t('video.tracked_since'), dateTime(v.created_at)],
     [t('video.tracking_ends'), dateTime(v.tracking_ends_at)],
     [t('video.last_read'), dateTime(v.stats_last_updated)],
+    v.next_refresh_at !== undefined ? [t('video.next_read'), v.next_refresh_at ? dateTime(v.next_refresh_at) : t('video.no_next_read')] : null,
     [t('video.tracking_status'), h('span', { class: `badge badge-${v.tracking_status}` }, trackingStatusLabel(v.tracking_status))],
     [t('video.video_status'), videoStatusLabel(v.video_status)],
     [t('video.workflow'), workflowLabel(v.status)],
@@ -40,7 +43,7 @@ function facts(v) {
     [t('video.er'), v.er === null || v.er === undefined ? '–' : `${num(v.er, { maximumFractionDigits: 2 })} %`],
     [t('video.notes'), v.notes || '–'],
   ];
-  return h('dl', { class: 'facts' }, rows.map(([k, val]) => [h('dt', null, k), h('dd', null, val)]));
+  return h('dl', { class: 'facts' }, rows.filter(Boolean).map(([k, val]) => [h('dt', null, k), h('dd', null, val)]));
 }
 
 function counters(v) {
@@ -74,7 +77,7 @@ function overTime(v) {
         h('summary', null, t('chart.show_table')),
         dataTable({
           caption: t('video.readings_caption', { metric: metricLabel(m) }),
-          csvName: `video-${v.external_video_id}-${m}`,
+          csvName: () => downloadCsv(`history-${v.video_id}`, HISTORY_COLUMNS, historyRows(v.stats)),
           columns: [
             { key: 'at', label: t('video.col_read_at'), cell: (p) => dateTime(p.at) },
             { key: 'value', label: metricLabel(m), numeric: true, cell: (p) => num(p.value) },
@@ -89,8 +92,37 @@ function overTime(v) {
   return section(t('video.over_time'), h('div', { class: 'chart-controls' }, field(t('chart.metric'), metricSel)), slot);
 }
 
-function daily(stats) {
+/** The columns of the server's history export (GET /v1/videos/by-id/{id}/history). */
+const HISTORY_COLUMNS = ['captured_at', ...METRICS];
+
+/** Every reading of a record's `stats` map, oldest first, as the history export writes it. */
+export function historyRows(stats) {
+  const at = new Map();
+  for (const m of METRICS) {
+    for (const [key, value] of Object.entries((stats && stats[m]) || {})) {
+      // `2026-10-01 08:00:00.000000+00` → `2026-10-01T08:00:00.000000Z`.
+      const iso = /^\d{4}-\d{2}-\d{2} /.test(key) ? key.replace(' ', 'T').replace(/\+00(:00)?$/, 'Z') : key;
+      if (!at.has(iso)) at.set(iso, { captured_at: iso, time: toDate(key).getTime() });
+      at.get(iso)[m] = value;
+    }
+  }
+  return [...at.values()].sort((a, b) => a.time - b.time).map((r) => HISTORY_COLUMNS.map((c) => r[c] ?? null));
+}
+
+/**
+ * What each reading gained since the one before: [{at, value}] of metric
+ * `m` (the first reading has none before it).
+ */
+export function perReading(stats, m) {
+  const points = series(stats, m).filter((p) => p.value !== null && p.value !== undefined);
+  return points.slice(1).map((p, i) => ({ at: p.at, value: p.value - points[i].value }));
+}
+
+function daily(stats, record) {
   const incs = stats.daily_increments || [];
+  // The first days: a bar a reading, at its time (a day's one bar says little).
+  const readings = series(record.stats, 'views');
+  const byReading = readings.length >= 2 && spansFewDays(readings[0].at, readings[readings.length - 1].at);
   const metricSel = select(
     [
       ['views_delta', metricLabel('views')],
@@ -103,12 +135,16 @@ function daily(stats) {
   const draw = () => {
     const key = metricSel.value;
     const label = metricSel.selectedOptions[0].textContent;
-    const points = incs.map((d) => ({ date: d.date, value: d[key] }));
+    const points = byReading ? perReading(record.stats, key.replace(/_delta$/, '')) : incs.map((d) => ({ date: d.date, value: d[key] }));
     const total = points.reduce((a, p) => a + (p.value || 0), 0);
     fill(chartSlot, 
       barChart({
-        title: t('video.chart_daily', { metric: label }),
-        description: points.length ? t('chart.daily_summary', { count: points.length, total: num(total), metric: label }) : t('chart.no_data'),
+        title: byReading ? t('video.chart_per_reading', { metric: label }) : t('video.chart_daily', { metric: label }),
+        description: !points.length
+          ? t('chart.no_data')
+          : byReading
+            ? t('chart.reading_summary', { count: points.length, total: num(total), metric: label })
+            : t('chart.daily_summary', { count: points.length, total: num(total), metric: label }),
         points,
       }),
     );
@@ -151,7 +187,7 @@ export function changes(v, values) {
 function editForm(v, onSaved) {
   const notes = h('textarea', { id: 'edit-notes', rows: 3, maxlength: 2000 }, v.notes || '');
   const budget = h('input', { type: 'number', id: 'edit-budget', min: 1, step: 1, inputmode: 'numeric', value: v.budget ?? '' });
-  const campaign = h('input', { type: 'text', id: 'edit-campaign', maxlength: 200, value: v.campaign || '' });
+  const [campaign, campaignList] = campaignInput({ id: 'edit-campaign', value: v.campaign || '' });
   const ecpm = h('input', { type: 'number', id: 'edit-ecpm', min: 0, step: 'any', inputmode: 'decimal', value: v.ecpm ?? '' });
   const videoStatus = select(VIDEO_STATUSES.map((s) => [s, videoStatusLabel(s)]), v.video_status, { id: 'edit-video-status' });
   const status = select(WORKFLOW_STATUSES.map((s) => [s, workflowLabel(s)]), v.status, { id: 'edit-status' });
@@ -165,7 +201,8 @@ function editForm(v, onSaved) {
     h(
       'div',
       { class: 'grid-2' },
-      field(t('video.campaign'), campaign),
+      field(t('video.campaign'), campaign, t('campaigns.pick_hint')),
+      campaignList,
       field(t('video.budget'), budget, t('video.budget_hint')),
       field(t('video.ecpm_long'), ecpm),
       field(t('video.add_tags'), tags, t('video.tags_hint')),
@@ -194,6 +231,7 @@ function editForm(v, onSaved) {
     await busy(save, async () => {
       try {
         await patch(`/dashboard/videos/${encodeURIComponent(v.video_id)}`, body);
+        if ('campaign' in body) forgetCampaigns();
         toast(t('video.saved'));
         onSaved();
       } catch (e) {
@@ -241,6 +279,6 @@ export default async function video(main, params, query, ctx) {
     counters(record),
     h('div', { class: 'grid-2' }, section(t('video.details'), facts(record)), can('editor') ? editForm(record, reload) : null),
     overTime(record),
-    daily(stats),
+    daily(stats, record),
   );
 }

@@ -5,6 +5,8 @@ import { get, post, patch, del, can } from '../api.js';
 import { h, clear, fill, field, select, errorBox, errorText, busy, pageHeader, section, nextId } from '../dom.js';
 import { t, num, gain, dateTime } from '../i18n.js';
 import { dataTable } from '../table.js';
+import { exportVideos } from '../csv.js';
+import { campaignInput, forgetCampaigns } from '../campaign-picker.js';
 import { platformLabel, PLATFORMS, trackingStatusLabel, TRACKING_STATES, trackOutcomeLabel } from '../labels.js';
 
 export const MAX_LINKS = 50;
@@ -188,8 +190,10 @@ function trackBox(onTracked) {
               {
                 key: 'detail',
                 label: t('videos.col_detail'),
+                csv: 'video_id',
                 cell: (r) => (r.error ? r.error : r.video_id ? h('a', { href: `/videos/${r.video_id}` }, t('videos.open')) : ''),
               },
+              { key: 'error', label: 'error', hidden: true },
             ],
             rows: items,
           }),
@@ -211,7 +215,7 @@ function batchOutcome(body, count) {
 }
 
 function bulkBar(selected, onDone) {
-  const campaign = h('input', { type: 'text', id: 'bulk-campaign', maxlength: 200 });
+  const [campaign, campaignList] = campaignInput({ id: 'bulk-campaign' });
   const tags = h('input', { type: 'text', id: 'bulk-tags' });
   const setCampaign = h('button', { type: 'button', class: 'btn' }, t('videos.bulk_set_campaign'));
   const addTags = h('button', { type: 'button', class: 'btn' }, t('videos.bulk_add_tags'));
@@ -233,6 +237,7 @@ function bulkBar(selected, onDone) {
     await busy(button, async () => {
       try {
         const data = await patch('/dashboard/videos/batch', { video_ids: ids, ...body });
+        if ('campaign' in body) forgetCampaigns();
         say(batchOutcome(body, data.updated_count), 'ok');
       } catch (e) {
         const missing = e.body?.error?.not_found;
@@ -261,7 +266,7 @@ function bulkBar(selected, onDone) {
     'div',
     { class: 'bulk' },
     count,
-    h('div', { class: 'bulk-controls' }, field(t('videos.bulk_campaign'), campaign), setCampaign),
+    h('div', { class: 'bulk-controls' }, field(t('videos.bulk_campaign'), campaign, t('campaigns.pick_hint')), campaignList, setCampaign),
     h('div', { class: 'bulk-controls' }, field(t('videos.bulk_tags'), tags, t('videos.bulk_tags_hint')), addTags),
     result,
   );
@@ -284,7 +289,7 @@ export default async function videos(main, params, query, ctx) {
 
   // Filters
   const search = h('input', { type: 'search', id: 'video-search', value: state.q, autocomplete: 'off' });
-  const campaign = h('input', { type: 'text', id: 'video-campaign', value: state.campaign, autocomplete: 'off', maxlength: 200 });
+  const [campaign, campaignList] = campaignInput({ id: 'video-campaign', value: state.campaign });
   const blogger = h('input', { type: 'text', id: 'video-blogger', value: state.blogger, autocomplete: 'off', maxlength: 101 });
   const tags = h('input', { type: 'text', id: 'video-tags', value: state.tags, autocomplete: 'off', placeholder: t('videos.filter_tags_example') });
   const publishedFrom = h('input', { type: 'date', id: 'video-published-from', value: state.published_from });
@@ -321,6 +326,7 @@ export default async function videos(main, params, query, ctx) {
     { class: 'filters video-filters', role: 'search', 'aria-label': t('videos.filters') },
     field(t('videos.search'), search),
     field(t('videos.filter_campaign'), campaign),
+    campaignList,
     field(t('videos.filter_creator'), blogger),
     field(t('videos.filter_tags'), tags),
     field(t('videos.published_from'), publishedFrom),
@@ -379,31 +385,31 @@ export default async function videos(main, params, query, ctx) {
     writeState(state);
     fill(listSlot, h('p', { class: 'loading' }, t('app.loading')));
     let page;
+    // The listing's filters, sort and window: the CSV is every video they match.
+    const query = {
+      sort: state.sort === 'gain' ? 'views_gained' : state.sort,
+      // The gain column: the server measures the period's last `period`
+      // UTC days, today included, counting a video tracked within them
+      // from its first reading (views from before tracking are no gain).
+      from: periodStart(state.period),
+      baseline: 'tracking',
+      order: state.order,
+      platform: state.platform,
+      status: state.status,
+      q: state.q,
+      campaign: state.campaign,
+      blogger: state.blogger,
+      published_from: state.published_from,
+      published_to: state.published_to,
+      tracked_from: state.tracked_from,
+      tracked_to: state.tracked_to,
+      tag: state.tags
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    };
     try {
-      page = await get('/dashboard/videos', {
-        query: {
-          limit: state.limit,
-          offset: state.offset,
-          sort: state.sort === 'gain' ? 'views_gained' : state.sort,
-          // The gain column: the server measures the period's last
-          // `period` UTC days, today included, by the analytics rules.
-          from: periodStart(state.period),
-          order: state.order,
-          platform: state.platform,
-          status: state.status,
-          q: state.q,
-          campaign: state.campaign,
-          blogger: state.blogger,
-          published_from: state.published_from,
-          published_to: state.published_to,
-          tracked_from: state.tracked_from,
-          tracked_to: state.tracked_to,
-          tag: state.tags
-            .split(',')
-            .map((x) => x.trim())
-            .filter(Boolean),
-        },
-      });
+      page = await get('/dashboard/videos', { query: { ...query, limit: state.limit, offset: state.offset } });
     } catch (e) {
       if (seq === loadSeq && ctx.isCurrent()) fill(listSlot, errorBox(e));
       return;
@@ -464,7 +470,7 @@ export default async function videos(main, params, query, ctx) {
         label: t('videos.col_title'),
         // Editors find the video's actions under its title (no column of their own: the table stays narrow).
         cell: (r) => {
-          const link = h('a', { href: `/videos/${r.video_id}`, class: 'title-link', dataset: { csvValue: r.title || r.external_video_id } }, r.title || r.external_video_id);
+          const link = h('a', { href: `/videos/${r.video_id}`, class: 'title-link' }, r.title || r.external_video_id);
           return editor ? h('div', { class: 'title-cell' }, link, h('span', { class: 'row-actions' }, videoActions(r, sayAction, () => load()))) : link;
         },
       },
@@ -486,7 +492,7 @@ export default async function videos(main, params, query, ctx) {
         label: t('videos.col_tags'),
         cell: (r) =>
           r.tags && r.tags.length
-            ? h('span', { class: 'tags', dataset: { csvValue: r.tags.join(', ') } }, r.tags.map((tag) => h('span', { class: 'tag' }, tag)))
+            ? h('span', { class: 'tags' }, r.tags.map((tag) => h('span', { class: 'tag' }, tag)))
             : '–',
       },
       {
@@ -514,7 +520,7 @@ export default async function videos(main, params, query, ctx) {
       dataTable({
         caption: t('videos.table_caption'),
         hideCaption: true,
-        csvName: 'videos',
+        csvName: () => exportVideos(query),
         columns,
         rows,
         empty:
