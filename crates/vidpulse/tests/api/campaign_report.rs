@@ -159,6 +159,15 @@ fn creators(data: &Value) -> Vec<Value> {
         .collect()
 }
 
+/// A video's figures: author, budget, ecpm, gain, views since tracking.
+type Figures = (
+    Option<String>,
+    Option<i64>,
+    Option<f64>,
+    Option<Metrics>,
+    i64,
+);
+
 #[rstest]
 #[tokio::test]
 async fn the_store_reads_each_videos_gain_and_views_since_tracking(
@@ -174,13 +183,7 @@ async fn the_store_reads_each_videos_gain_and_views_since_tracking(
     let figures = |baseline| {
         let store = app.store.clone();
         async move {
-            let mut rows: Vec<(
-                Option<String>,
-                Option<i64>,
-                Option<f64>,
-                Option<Metrics>,
-                i64,
-            )> = store
+            let mut rows: Vec<Figures> = store
                 .campaign_video_figures(OrgId(org), "Launch", window, baseline)
                 .await
                 .unwrap()
