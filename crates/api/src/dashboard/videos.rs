@@ -38,6 +38,7 @@ use crate::state::AppState;
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(list))
+        .routes(routes!(export))
         .routes(routes!(track))
         .routes(routes!(patch_batch))
         .routes(routes!(read, patch, untrack))
@@ -88,6 +89,34 @@ async fn list(
 ) -> Result<Json<Envelope<VideoPage>>, ApiError> {
     let q = q.map_err(refused_query)?;
     Ok(ok(list_page(&app, auth.org, &q).await?, Meta::of(&ctx)))
+}
+
+/// Every video the listing's filters match, as the server's export: the
+/// parameters, columns, formats and errors of `GET /v1/videos/export`
+/// (CSV by default, NDJSON on request), for any member. Free.
+#[utoipa::path(
+    get, path = "/dashboard/videos/export", tag = "dashboard",
+    params(
+        ("X-Organization-ID" = Uuid, Header, description = "The organization"),
+        ("format" = Option<String>, Query, description = "csv (default) or ndjson"),
+        ("baseline" = Option<String>, Query, description = "window (default) or tracking: where the gains of a video tracked after `from` start"),
+    ),
+    responses(
+        (status = 200, description = "Every matching video, as `GET /v1/videos/export`",
+         content((String = "text/csv"), (String = "application/x-ndjson"))),
+        (status = 400, description = "INVALID_PARAMETER (flat), as the listing"),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 404, description = "NOT_FOUND: not a member of that organization"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn export(
+    State(app): State<AppState>,
+    auth: OrgAuth,
+    headers: HeaderMap,
+    q: Result<Query<ListParams>, ApiError>,
+) -> Result<Response, ApiError> {
+    crate::v1::videos::videos_export(app, auth.org, &headers, q).await
 }
 
 /// Tracks 1 to 50 links: the body, answer, quota and credits of

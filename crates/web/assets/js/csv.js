@@ -3,7 +3,7 @@
 // them (raw numbers, ISO dates, ids and URLs; column names as the API's
 // fields). RFC 4180 quoting, CRLF line ends, and no cell a spreadsheet
 // would run as a formula (the rule of the server's exports).
-import { api, session, errorOf } from './api.js';
+import { session, errorOf } from './api.js';
 
 /**
  * `text` as a cell a spreadsheet shows as text: one starting with `=`, `+`,
@@ -84,65 +84,12 @@ export async function serverCsv(path, query, fallbackName) {
   saveBlob(dispositionName(res.headers.get('Content-Disposition'), fallbackName), blob);
 }
 
-/** The columns of the server's video export (GET /v1/videos/export), in its order. */
-export const VIDEO_COLUMNS = [
-  'video_id',
-  'external_video_id',
-  'platform',
-  'url',
-  'title',
-  'thumbnail_url',
-  'author_username',
-  'published_at',
-  'views',
-  'likes',
-  'comments',
-  'reposts',
-  'saves',
-  'created_at',
-  'stats_last_updated',
-  'cpm',
-  'er',
-  'notes',
-  'budget',
-  'campaign',
-  'video_status',
-  'status',
-  'ecpm',
-  'tags',
-  'tracking_status',
-  'tracking_ends_at',
-  'next_refresh_at',
-];
-
-/** The gain columns the export adds when it measures a window. */
-export const GAIN_COLUMNS = ['views_gained', 'likes_gained', 'comments_gained', 'reposts_gained', 'saves_gained'];
-
-/** A video record's row, in VIDEO_COLUMNS order (then the gains, when `withGains`). */
-export function videoRow(v, withGains) {
-  const row = VIDEO_COLUMNS.map((c) => (c === 'tags' ? (v.tags || []).join('; ') : v[c]));
-  if (withGains) {
-    const g = v.gained;
-    row.push(...['views', 'likes', 'comments', 'reposts', 'saves'].map((m) => (g ? g[m] : null)));
-  }
-  return row;
-}
-
 /**
- * Every video the listing's `query` matches, as the server's export
- * (GET /v1/videos/export) writes them: the dashboard has no export of its
- * own, so the listing is read page by page and written with the export's
- * columns and cells.
+ * Every video the listing's `query` matches, as the server exports them
+ * (GET /dashboard/videos/export: the columns, cells and gains of
+ * GET /v1/videos/export).
  */
 export async function exportVideos(query) {
-  const withGains = Boolean(query.from || query.to || query.sort === 'views_gained');
-  const rows = [];
-  const limit = 100;
-  for (let offset = 0; ; offset += limit) {
-    const page = await api('GET', '/dashboard/videos', { query: { ...query, limit, offset } });
-    const items = page.data || [];
-    for (const v of items) rows.push(videoRow(v, withGains));
-    if (!page.pagination?.has_more || !items.length) break;
-  }
-  downloadCsv('videos', [...VIDEO_COLUMNS, ...(withGains ? GAIN_COLUMNS : [])], rows);
+  const { limit: _limit, offset: _offset, ...filters } = query || {};
+  await serverCsv('/dashboard/videos/export', { ...filters, format: 'csv' }, 'videos.csv');
 }

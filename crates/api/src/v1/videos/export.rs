@@ -120,10 +120,22 @@ pub(super) async fn export_videos(
     headers: HeaderMap,
     q: Result<Query<ListParams>, ApiError>,
 ) -> Result<Response, ApiError> {
+    videos_export(app, auth.org.id, &headers, q).await
+}
+
+/// The export of `org`'s videos the listing's filters in `q` match: the
+/// answer of `GET /v1/videos/export`, also served to the web app by
+/// `GET /dashboard/videos/export`.
+pub(crate) async fn videos_export(
+    app: AppState,
+    org: OrgId,
+    headers: &HeaderMap,
+    q: Result<Query<ListParams>, ApiError>,
+) -> Result<Response, ApiError> {
     let q = q.map_err(refused_query)?;
     let format = Format::asked(
         q.all("format").last(),
-        &headers,
+        headers,
         &[Format::Csv, Format::Ndjson],
     )
     .map_err(|message| {
@@ -132,7 +144,6 @@ pub(super) async fn export_videos(
     let (mut query, with_gains) = filtered_query(&app, &q, &EXPORT_FIRST)?;
     query.limit = i64::MAX;
     query.offset = 0;
-    let org = auth.org.id;
     let now = app.clock.now();
     let ids: Vec<VideoId> = app
         .store

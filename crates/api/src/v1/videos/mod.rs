@@ -11,6 +11,8 @@ use crate::state::AppState;
 
 mod batch;
 mod export;
+
+pub(crate) use export::videos_export;
 mod list;
 mod patch;
 mod read;

@@ -775,3 +775,80 @@ async fn the_free_plan_cannot_batch_edit_but_untracks(
     .await;
     assert_eq!(a.status, 200, "{:?}", a.body);
 }
+
+#[rstest]
+#[tokio::test]
+async fn members_download_the_servers_video_export(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let t = team(&app).await;
+    let org = Some(t.org.as_str());
+    let links = json!({"urls": [youtube(1), youtube(2)]});
+    let tracked = call(
+        &app,
+        Method::POST,
+        "/dashboard/videos/track",
+        &t.editor,
+        org,
+        Some(&links),
+    )
+    .await;
+    assert_eq!(tracked.status, 200, "{:?}", tracked.body);
+
+    // A viewer's download is the public export of the same filters, byte for byte.
+    let filters = "sort=created_at&order=desc&baseline=tracking&from=2020-01-01";
+    let dashboard = call(
+        &app,
+        Method::GET,
+        &format!("/dashboard/videos/export?{filters}"),
+        &t.viewer,
+        org,
+        None,
+    )
+    .await;
+    assert_eq!(dashboard.status, 200, "{:?}", dashboard.body);
+    assert!(
+        dashboard.headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/csv")
+    );
+    let public = app
+        .get(&format!("/v1/videos/export?{filters}"), Some(&t.key))
+        .await;
+    assert_eq!(public.status, 200, "{:?}", public.body);
+    assert_eq!(dashboard.body, public.body);
+    let text = dashboard.body.as_str().unwrap();
+    assert_eq!(text.lines().count(), 3, "{text}");
+    assert!(text.starts_with("video_id,external_video_id,platform,url"));
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .ends_with("views_gained,likes_gained,comments_gained,reposts_gained,saves_gained")
+    );
+
+    // The listing's errors; another organization's member sees nothing.
+    let refused = call(
+        &app,
+        Method::GET,
+        "/dashboard/videos/export?limit=5",
+        &t.viewer,
+        org,
+        None,
+    )
+    .await;
+    crate::helpers::assert_flat_error(&refused, 400, "INVALID_PARAMETER");
+    let (stranger, _) = member(&app, "stranger@example.com").await;
+    let outside = call(
+        &app,
+        Method::GET,
+        "/dashboard/videos/export",
+        &stranger,
+        org,
+        None,
+    )
+    .await;
+    assert_eq!(outside.status, 404, "{:?}", outside.body);
+}
