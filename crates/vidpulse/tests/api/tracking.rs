@@ -392,3 +392,82 @@ async fn without_a_cap_nothing_is_skipped(
     assert_eq!(u["usage_history"][0]["reads_skipped"], 0);
     assert_eq!(u["summary"]["reads_skipped_30_days"], 0);
 }
+
+#[rstest]
+#[tokio::test]
+async fn the_campaigns_own_edits_move_tracking_ends_at(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let (_, key) = app.org_with_key(Plan::Pro).await;
+    let start = app.clock_now();
+    let id = track_one(&app, &key, TIKTOK).await;
+    app.run_worker_until_idle().await;
+    let window_end = start + Duration::days(30);
+    let ends_on = (start + Duration::days(40)).date_naive();
+    let created = app
+        .post(
+            "/v1/campaigns",
+            &key,
+            &json!({"name": "Autumn", "ends_on": ends_on.to_string()}),
+        )
+        .await;
+    assert_eq!(created.status.as_u16(), 201, "{}", created.body);
+    let campaign = created.body["data"]["id"].as_str().unwrap().to_owned();
+    // Attached by a video PATCH in another case: tracked until 7 days after it.
+    set_campaign(&app, &key, &id, json!("autumn")).await;
+    assert_eq!(
+        at(&record(&app, &key, &id).await["tracking_ends_at"]),
+        after_campaign(ends_on)
+    );
+    // The campaign's PATCH moves its end; a rename keeps it.
+    let later = ends_on + Duration::days(20);
+    let moved = app
+        .patch(
+            &format!("/v1/campaigns/{campaign}"),
+            &key,
+            &json!({"ends_on": later.to_string()}),
+        )
+        .await;
+    assert_eq!(moved.status.as_u16(), 200, "{}", moved.body);
+    assert_eq!(
+        at(&record(&app, &key, &id).await["tracking_ends_at"]),
+        after_campaign(later)
+    );
+    let renamed = app
+        .patch(
+            &format!("/v1/campaigns/{campaign}"),
+            &key,
+            &json!({"name": "Autumn 2026"}),
+        )
+        .await;
+    assert_eq!(renamed.status.as_u16(), 200, "{}", renamed.body);
+    let r = record(&app, &key, &id).await;
+    assert_eq!(r["campaign"], "Autumn 2026");
+    assert_eq!(at(&r["tracking_ends_at"]), after_campaign(later));
+    // Without an end: the 30 days again; deleted: likewise, and the video stays.
+    let cleared = app
+        .patch(
+            &format!("/v1/campaigns/{campaign}"),
+            &key,
+            &json!({"ends_on": null}),
+        )
+        .await;
+    assert_eq!(cleared.status.as_u16(), 200, "{}", cleared.body);
+    assert_eq!(
+        at(&record(&app, &key, &id).await["tracking_ends_at"]),
+        window_end
+    );
+    app.patch(
+        &format!("/v1/campaigns/{campaign}"),
+        &key,
+        &json!({"ends_on": later.to_string()}),
+    )
+    .await;
+    let deleted = app.delete(&format!("/v1/campaigns/{campaign}"), &key).await;
+    assert_eq!(deleted.status.as_u16(), 200, "{}", deleted.body);
+    let r = record(&app, &key, &id).await;
+    assert_eq!(r["campaign"], Value::Null);
+    assert_eq!(at(&r["tracking_ends_at"]), window_end);
+    assert_rollup_settled(&app).await;
+}

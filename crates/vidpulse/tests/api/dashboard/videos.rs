@@ -797,7 +797,8 @@ async fn members_download_the_servers_video_export(
     assert_eq!(tracked.status, 200, "{:?}", tracked.body);
 
     // A viewer's download is the public export of the same filters, byte for byte.
-    let filters = "sort=created_at&order=desc&baseline=tracking&from=2020-01-01";
+    let from = (app.clock.now() - chrono::Duration::days(6)).date_naive();
+    let filters = format!("sort=created_at&order=desc&baseline=tracking&from={from}");
     let dashboard = call(
         &app,
         Method::GET,
@@ -839,7 +840,9 @@ async fn members_download_the_servers_video_export(
         None,
     )
     .await;
-    crate::helpers::assert_flat_error(&refused, 400, "INVALID_PARAMETER");
+    assert_eq!(refused.status, 400, "{:?}", refused.body);
+    assert_eq!(refused.body["error"]["code"], "INVALID_PARAMETER");
+    assert_eq!(refused.body["error"]["parameter"], "limit");
     let (stranger, _) = member(&app, "stranger@example.com").await;
     let outside = call(
         &app,
