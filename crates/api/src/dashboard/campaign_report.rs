@@ -1,6 +1,6 @@
 //! The campaign report in the dashboard (GET /dashboard/campaigns/{id}/report):
 //! the parameters, rules and answer of `GET /v1/campaigns/{id}/report`
-//! ([`crate::app::campaigns::report`]) for any member of the organization,
+//! (`app::campaigns::report`) for any member of the organization,
 //! paid plans like every campaign operation, and free of credits like the
 //! dashboard's other statistics.
 

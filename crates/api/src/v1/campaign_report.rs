@@ -1,7 +1,7 @@
 //! The campaign report (GET /v1/campaigns/{id}/report; docs/api.md,
 //! "Campaign report"): paid plans, 1 credit when it answers. The use case,
 //! its parameters and the money rules are in
-//! [`crate::app::campaigns::report`]; this face checks the plan, picks JSON
+//! `app::campaigns::report`; this face checks the plan, picks JSON
 //! or CSV and charges.
 
 use axum::extract::State;

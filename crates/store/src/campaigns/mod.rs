@@ -3,7 +3,7 @@
 //! creators carry the campaign's name (`tracked_videos.campaign`,
 //! `tracked_accounts.campaign`), which the store keeps equal to a campaign's
 //! `name`: attaching by name, in any letter case, finds or creates the
-//! campaign ([`attach`]); renaming or deleting one rewrites its videos and
+//! campaign (`attach.rs`); renaming or deleting one rewrites its videos and
 //! creators and moves their analytics.
 
 use async_trait::async_trait;
