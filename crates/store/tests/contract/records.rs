@@ -215,13 +215,17 @@ async fn a_record_stamp_moves_with_every_change_of_the_record_and_only_then(
     .await
     .unwrap();
     step!("a catalog column written behind the store's back", moves: true);
+    execute(&db.url, &["UPDATE platform_videos SET last_error = 'x'"])
+        .await
+        .unwrap();
+    step!("a column the record does not show", moves: false);
     execute(
         &db.url,
-        &["UPDATE platform_videos SET last_error = 'x', next_refresh_at = NULL"],
+        &["UPDATE platform_videos SET next_refresh_at = NULL"],
     )
     .await
     .unwrap();
-    step!("a column the record does not show", moves: false);
+    step!("the next read's time, which the record shows", moves: true);
 
     // The retention deleting readings.
     store
