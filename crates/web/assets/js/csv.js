@@ -91,5 +91,5 @@ export async function serverCsv(path, query, fallbackName) {
  */
 export async function exportVideos(query) {
   const { limit: _limit, offset: _offset, ...filters } = query || {};
-  await serverCsv('/dashboard/videos/export', { ...filters, format: 'csv' }, 'videos.csv');
+  await serverCsv('/dashboard/videos/export', { ...filters, format: 'csv' }, `videos.csv`);
 }
