@@ -741,9 +741,12 @@ try {
     await page.locator('.toast', { hasText: 'Saved.' }).waitFor();
     await settled();
     expect((await page.locator('dl.facts').textContent()).includes('Summer launch'), 'the campaign\'s own name');
+    // The first save's toast may still show: wait for one more.
+    const saved = page.locator('.toast', { hasText: 'Saved.' });
+    const before = await saved.count();
     await page.getByLabel('Campaign', { exact: true }).fill('Money check');
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.locator('.toast', { hasText: 'Saved.' }).waitFor();
+    await waitFor('the second save', async () => (await saved.count()) > before || (await page.locator('dl.facts').textContent()).includes('Money check'));
     await visit('/videos');
     const bulk = page.locator(`#${await page.getByLabel('Campaign for the selected').getAttribute('list')} option`);
     await waitFor('the campaigns to pick from in the bulk edit', async () => (await bulk.count()) >= 2);
