@@ -22,7 +22,7 @@ pub mod extract;
 pub mod files;
 mod health;
 pub mod input;
-pub mod mail;
+pub use vidpulse_notify::mail;
 pub mod metrics;
 pub mod middleware;
 pub mod openapi;

@@ -10,10 +10,12 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use vidpulse_api::{ApiConfig, AppState};
 use vidpulse_domain::Clock;
+use vidpulse_notify::ChatClient;
 use vidpulse_platforms::{ShortLinkResolver, Source};
 use vidpulse_store::Store;
 use vidpulse_worker::{
-    CreatorConfig, CreatorContext, RefreshConfig, RefreshContext, WebhookConfig, WebhookContext,
+    CreatorConfig, CreatorContext, NotifyContext, RefreshConfig, RefreshContext, WebhookConfig,
+    WebhookContext,
 };
 
 /// How often request counters are written to the database.
@@ -30,6 +32,8 @@ pub struct Services {
     pub creators: CreatorContext,
     /// The webhook delivery loop's context.
     pub webhooks: WebhookContext,
+    /// The context of the loops that tell people (alerts, recaps).
+    pub notify: NotifyContext,
 }
 
 /// The settings of the background loops.
@@ -63,6 +67,7 @@ impl Services {
         api.tracking_window = refresh.schedule.window;
         api.read_cap = refresh.read_cap;
         api.webhook_allow_private = webhooks.allow_private;
+        let chat = ChatClient::new(webhooks.allow_private, webhooks.timeout)?;
         let webhooks = WebhookContext::new(store.clone(), clock.clone(), webhooks)?;
         let state = AppState::new(
             store.clone(),
@@ -72,6 +77,18 @@ impl Services {
             api,
             wake.clone(),
         );
+        let notify = NotifyContext {
+            store: store.clone(),
+            clock: clock.clone(),
+            mailer: state.mailer.clone(),
+            chat,
+            dashboard_url: state
+                .config
+                .mail
+                .dashboard_url
+                .trim_end_matches('/')
+                .to_owned(),
+        };
         creators.tracking_window = refresh.schedule.window;
         creators.credits_per_video = state.config.credits_per_video;
         let creators = CreatorContext {
@@ -94,6 +111,7 @@ impl Services {
             refresh,
             creators,
             webhooks,
+            notify,
         })
     }
 }

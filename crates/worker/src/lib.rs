@@ -1,6 +1,6 @@
 //! Background loops of vidpulse: the refresh scheduler ([`refresh`]), creator
-//! jobs and daily discovery ([`creators`]), webhook delivery ([`webhooks`])
-//! and the hourly observation upkeep ([`housekeeping`]). Each loop is
+//! jobs and daily discovery ([`creators`]), webhook delivery ([`webhooks`]),
+//! what alerts and recaps send through ([`notify`]) and the hourly observation upkeep ([`housekeeping`]). Each loop is
 //! `run(ctx, shutdown)` around ticks (`tick`, `tick_jobs`, …) that tests call
 //! directly to step through the work. The crate uses the store and the
 //! platform sources, never the HTTP side.
@@ -8,10 +8,12 @@
 
 pub mod creators;
 pub mod housekeeping;
+pub mod notify;
 pub mod refresh;
 pub mod webhooks;
 
 pub use creators::{CreatorConfig, CreatorContext};
+pub use notify::NotifyContext;
 pub use refresh::{RefreshConfig, RefreshContext};
 pub use webhooks::{WebhookConfig, WebhookContext};
 

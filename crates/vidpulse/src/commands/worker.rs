@@ -21,12 +21,20 @@ pub async fn run(database_url: &str, args: &WorkerArgs) -> anyhow::Result<()> {
         .await
         .context("cannot open the database")?;
     let (source, resolver) = platform_sources(&settings).await?;
+    let mail = args.mail.config();
+    vidpulse_api::mail::Mailer::new(&mail)
+        .check()
+        .map_err(anyhow::Error::msg)?;
+    let api = ApiConfig {
+        mail,
+        ..ApiConfig::default()
+    };
     let services = Services::new(
         store.clone(),
         Arc::new(SystemClock),
         source,
         resolver,
-        ApiConfig::default(),
+        api,
         settings.worker(),
     )?;
     tracing::info!(backend = ?store.backend(), upstream = ?settings.upstream, "vidpulse worker started");

@@ -93,6 +93,9 @@ pub struct WorkerArgs {
     /// Serve `GET /metrics` (Prometheus) on this address; none when unset.
     #[arg(long, env = "VIDPULSE_METRICS_LISTEN")]
     pub metrics_listen: Option<SocketAddr>,
+    /// E-mail settings (alerts and recaps are sent by the worker).
+    #[command(flatten)]
+    pub mail: MailArgs,
     /// Runtime settings shared with `serve`.
     #[command(flatten)]
     pub runtime: RuntimeArgs,

@@ -150,8 +150,8 @@ impl Mailer {
             .await
     }
 
-    /// Sends a plain-text message.
-    async fn send(&self, to: &str, subject: String, body: String) -> Result<(), String> {
+    /// Sends a plain-text message; the error says why it could not be sent.
+    pub async fn send(&self, to: &str, subject: String, body: String) -> Result<(), String> {
         let from = self.from.clone()?;
         let to: Mailbox = to
             .parse()
