@@ -13,7 +13,10 @@
 //! median, the 95th percentile and the slowest run. `--explain` prints the
 //! query plans; `--only TEXT` runs only the listing cases whose name holds
 //! TEXT (`--only ""`: every listing case, nothing else); `--report` runs
-//! only the campaign report's store read (issue 37).
+//! only the campaign report's store read (issue 37). `--without-readings`
+//! builds and uses a separate dataset without the observations (the
+//! catalog, trackings, daily closes and rollup are the same): for the reads
+//! that never touch observations (the report), in a fraction of the time.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 mod generator;
@@ -58,6 +61,10 @@ struct Args {
     /// Run only the campaign report's cases (and nothing else).
     #[arg(long)]
     report: bool,
+    /// Use a dataset without the observations (`…-closes`), built in a
+    /// fraction of the time; only for reads that never touch them.
+    #[arg(long)]
+    without_readings: bool,
     /// Passed by `cargo bench`; ignored.
     #[arg(long, hide = true)]
     bench: bool,
@@ -81,19 +88,20 @@ async fn main() -> anyhow::Result<()> {
         other => anyhow::bail!("--backend must be sqlite, postgres or both; got {other}"),
     };
     for backend in backends {
-        let url = dataset_url(backend, args.videos).await?;
+        let name = dataset_name(args.videos, args.without_readings);
+        let url = dataset_url(backend, &name).await?;
         let existing = if args.regenerate {
             None
         } else {
             existing_dataset(&url).await?
         };
         if existing.is_none() {
-            drop_dataset(backend, &url, args.videos).await?;
+            drop_dataset(backend, &url, &name).await?;
         }
         let store = vidpulse_store::open(&StoreConfig::new(url.clone())).await?;
         let org = match existing {
             Some(org) => org,
-            None => generate(&store, &url, args.videos).await?,
+            None => generate(&store, &url, args.videos, !args.without_readings).await?,
         };
         run_cases(backend, &store, &url, org, &args).await?;
         store.close().await;
@@ -107,15 +115,24 @@ fn target_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target")))
 }
 
-async fn dataset_url(backend: Backend, n: usize) -> anyhow::Result<String> {
+/// The dataset's name: `N` videos, `N_closes` without the observations.
+fn dataset_name(n: usize, without_readings: bool) -> String {
+    if without_readings {
+        format!("{n}_closes")
+    } else {
+        n.to_string()
+    }
+}
+
+async fn dataset_url(backend: Backend, dataset: &str) -> anyhow::Result<String> {
     Ok(match backend {
         Backend::Sqlite => format!(
-            "sqlite://{}/bench-data/analytics-{n}.db",
+            "sqlite://{}/bench-data/analytics-{dataset}.db",
             target_dir().display()
         ),
         Backend::Postgres => {
             let admin = vidpulse_store::testing::postgres_admin_url();
-            let name = format!("vidpulse_bench_{n}");
+            let name = format!("vidpulse_bench_{dataset}");
             let mut conn = sqlx::PgConnection::connect(&admin).await?;
             let exists: Option<i32> =
                 sqlx::query_scalar("SELECT 1 FROM pg_database WHERE datname = $1")
@@ -159,7 +176,7 @@ async fn existing_dataset(url: &str) -> anyhow::Result<Option<OrgId>> {
 }
 
 /// Empties a dataset so it can be built again.
-async fn drop_dataset(backend: Backend, url: &str, n: usize) -> anyhow::Result<()> {
+async fn drop_dataset(backend: Backend, url: &str, dataset: &str) -> anyhow::Result<()> {
     match backend {
         Backend::Sqlite => {
             let file = url.trim_start_matches("sqlite://");
@@ -170,7 +187,7 @@ async fn drop_dataset(backend: Backend, url: &str, n: usize) -> anyhow::Result<(
         Backend::Postgres => {
             let admin = vidpulse_store::testing::postgres_admin_url();
             let mut conn = sqlx::PgConnection::connect(&admin).await?;
-            let name = format!("vidpulse_bench_{n}");
+            let name = format!("vidpulse_bench_{dataset}");
             conn.execute(sqlx::AssertSqlSafe(format!(
                 "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
             )))
@@ -187,8 +204,14 @@ const CHUNK: usize = 1000;
 /// Videos generated and written per transaction.
 const BATCH: usize = 10_000;
 
-/// Builds the dataset; returns its organization.
-async fn generate(store: &std::sync::Arc<dyn Store>, url: &str, n: usize) -> anyhow::Result<OrgId> {
+/// Builds the dataset (the observations too when `with_readings`);
+/// returns its organization.
+async fn generate(
+    store: &std::sync::Arc<dyn Store>,
+    url: &str,
+    n: usize,
+    with_readings: bool,
+) -> anyhow::Result<OrgId> {
     let now = dataset_now();
     let started = Instant::now();
     let org = store
@@ -210,9 +233,13 @@ async fn generate(store: &std::sync::Arc<dyn Store>, url: &str, n: usize) -> any
                 .map(|i| generator::video(i, n, now))
                 .collect();
             closes += videos.iter().map(|v| v.closes.len()).sum::<usize>();
-            readings += videos.iter().map(|v| v.readings.len()).sum::<usize>();
+            readings += videos
+                .iter()
+                .filter(|_| with_readings)
+                .map(|v| v.readings.len())
+                .sum::<usize>();
             let mut tx = pool.begin().await?;
-            write_sqlite(&mut tx, org, &videos, now).await?;
+            write_sqlite(&mut tx, org, &videos, now, with_readings).await?;
             tx.commit().await?;
         }
         pool.close().await;
@@ -223,9 +250,13 @@ async fn generate(store: &std::sync::Arc<dyn Store>, url: &str, n: usize) -> any
                 .map(|i| generator::video(i, n, now))
                 .collect();
             closes += videos.iter().map(|v| v.closes.len()).sum::<usize>();
-            readings += videos.iter().map(|v| v.readings.len()).sum::<usize>();
+            readings += videos
+                .iter()
+                .filter(|_| with_readings)
+                .map(|v| v.readings.len())
+                .sum::<usize>();
             let mut tx = pool.begin().await?;
-            write_postgres(&mut tx, org, &videos, now).await?;
+            write_postgres(&mut tx, org, &videos, now, with_readings).await?;
             tx.commit().await?;
         }
         pool.execute(
@@ -285,7 +316,7 @@ fn tracked_id(v: &Video) -> Uuid {
 
 /// Writes one batch of videos: catalog rows, trackings, observations and closes.
 macro_rules! write_batch {
-    ($tx:expr, $org:expr, $videos:expr, $now:expr, $catalog_insert:expr) => {{
+    ($tx:expr, $org:expr, $videos:expr, $now:expr, $with_readings:expr, $catalog_insert:expr) => {{
         let window = Duration::days(30);
         for chunk in $videos.chunks(CHUNK) {
             let mut q = QueryBuilder::new($catalog_insert);
@@ -333,6 +364,7 @@ macro_rules! write_batch {
             .collect();
         let readings: Vec<(i64, &generator::Reading)> = $videos
             .iter()
+            .filter(|_| $with_readings)
             .flat_map(|v| v.readings.iter().map(move |r| (v.id, r)))
             .collect();
         for chunk in readings.chunks(CHUNK) {
@@ -388,12 +420,14 @@ async fn write_sqlite(
     org: OrgId,
     videos: &[Video],
     now: DateTime<Utc>,
+    with_readings: bool,
 ) -> anyhow::Result<()> {
     write_batch!(
         tx,
         org,
         videos,
         now,
+        with_readings,
         format!("INSERT INTO platform_videos {CATALOG_COLUMNS}")
     );
     Ok(())
@@ -404,12 +438,14 @@ async fn write_postgres(
     org: OrgId,
     videos: &[Video],
     now: DateTime<Utc>,
+    with_readings: bool,
 ) -> anyhow::Result<()> {
     write_batch!(
         tx,
         org,
         videos,
         now,
+        with_readings,
         format!("INSERT INTO platform_videos {CATALOG_COLUMNS} OVERRIDING SYSTEM VALUE ")
     );
     Ok(())
