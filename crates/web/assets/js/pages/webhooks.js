@@ -182,10 +182,13 @@ function adminsOnly(main) {
   main.append(pageHeader(t('webhooks.title')), h('p', { class: 'subtitle page-intro' }, t('webhooks.intro')), notice(t('webhooks.admins_only'), 'info'));
 }
 
+/** A button's classes: small in a table's row, full size in a page's header. */
+const buttonClass = (small) => (small ? 'btn btn-small' : 'btn');
+
 /** Enables or disables `e`; `done()` after the server took it. */
-function toggleButton(e, say, done) {
+function toggleButton(e, say, done, small = true) {
   const label = e.enabled ? t('webhooks.disable') : t('webhooks.enable');
-  const b = h('button', { type: 'button', class: 'btn btn-small', 'aria-label': `${label}: ${e.url}` }, label);
+  const b = h('button', { type: 'button', class: buttonClass(small), 'aria-label': `${label}: ${e.url}` }, label);
   b.addEventListener('click', () =>
     busy(b, async () => {
       try {
@@ -201,9 +204,9 @@ function toggleButton(e, say, done) {
 }
 
 /** Sends a test event to `e`. */
-function testButton(e, say, done) {
+function testButton(e, say, done, small = true) {
   const label = t('webhooks.send_test');
-  const b = h('button', { type: 'button', class: 'btn btn-small', 'aria-label': `${label}: ${e.url}` }, label);
+  const b = h('button', { type: 'button', class: buttonClass(small), 'aria-label': `${label}: ${e.url}` }, label);
   b.addEventListener('click', () =>
     busy(b, async () => {
       try {
@@ -219,9 +222,9 @@ function testButton(e, say, done) {
 }
 
 /** Deletes `e` after a confirm that names it. */
-function deleteButton(e, say, done) {
+function deleteButton(e, say, done, small = true) {
   const label = t('webhooks.delete');
-  const b = h('button', { type: 'button', class: 'btn btn-small btn-danger', 'aria-label': `${label}: ${e.url}` }, label);
+  const b = h('button', { type: 'button', class: `${buttonClass(small)} btn-danger`, 'aria-label': `${label}: ${e.url}` }, label);
   b.addEventListener('click', () => {
     if (!window.confirm(t('webhooks.delete_confirm', { url: e.url }))) return;
     busy(b, async () => {
@@ -410,13 +413,18 @@ async function endpointPage(main, id, ctx) {
       headSlot,
       pageHeader(
         title,
-        testButton(e, say, () => loadLog(true)),
-        toggleButton(e, say, reload),
+        testButton(e, say, () => loadLog(true), false),
+        toggleButton(e, say, reload, false),
         rotate,
-        deleteButton(e, say, () => {
-          toast(t('webhooks.deleted', { url: e.url }));
-          navigate('/webhooks');
-        }),
+        deleteButton(
+          e,
+          say,
+          () => {
+            toast(t('webhooks.deleted', { url: e.url }));
+            navigate('/webhooks');
+          },
+          false,
+        ),
       ),
     );
     fill(
