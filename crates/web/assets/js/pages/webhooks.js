@@ -83,9 +83,13 @@ function hostOf(url) {
 
 /** The checkboxes of the events, `chosen` ticked, in a fieldset; `.picked()` reads them. */
 function eventPicker(chosen) {
-  const boxes = EVENTS.map(([name, label]) => {
+  // An event this page has no label for (a newer server's) stays offered, under its name.
+  const known = new Set(EVENTS.map(([name]) => name));
+  const offered = [...EVENTS, ...chosen.filter((name) => !known.has(name)).map((name) => [name, null])];
+  const boxes = offered.map(([name, label]) => {
     const box = h('input', { type: 'checkbox', id: nextId('event'), value: name, checked: chosen.includes(name) });
-    return { box, el: h('div', { class: 'checkbox' }, box, h('label', { for: box.id }, label(), ' ', h('code', { class: 'event-name' }, name))) };
+    const text = label ? [label(), ' ', h('code', { class: 'event-name' }, name)] : h('code', null, name);
+    return { box, el: h('div', { class: 'checkbox' }, box, h('label', { for: box.id }, text)) };
   });
   const el = h('fieldset', { class: 'form event-picker', id: nextId('events') }, h('legend', { class: 'label' }, t('webhooks.events')), boxes.map((b) => b.el));
   return {
