@@ -1578,6 +1578,16 @@ try {
       }
       expect(asked.length === 1 && asked[0].includes(url), `confirm: ${asked}`);
       await page.getByText('No webhook endpoints yet.').waitFor();
+      // In German.
+      await apiFetch('PUT', '/organizations/user/language', { language: 'de' });
+      try {
+        await visit('/webhooks');
+        await page.getByText('Noch keine Webhook-Endpunkte.').waitFor();
+        await page.getByRole('button', { name: 'Neuer Endpunkt' }).click();
+        await page.getByLabel('Ein Video wird neu verfolgt').waitFor();
+      } finally {
+        await apiFetch('PUT', '/organizations/user/language', { language: 'en' });
+      }
     } finally {
       await receiver.close();
     }
