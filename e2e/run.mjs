@@ -1463,6 +1463,12 @@ try {
       await page.getByRole('button', { name: 'Create endpoint' }).click();
       await page.getByText('Choose at least one event.').waitFor();
       await page.getByLabel('A video is newly tracked').check();
+      // The server's refusal points at the field.
+      await page.getByLabel('URL', { exact: true }).fill('ftp://hooks.example.test/x');
+      await page.getByRole('button', { name: 'Create endpoint' }).click();
+      await page.locator('.form-status .alert-error', { hasText: 'url' }).waitFor();
+      expect((await page.getByLabel('URL', { exact: true }).getAttribute('aria-invalid')) === 'true', 'the URL marked invalid');
+      await page.getByLabel('URL', { exact: true }).fill(url);
       await page.getByRole('button', { name: 'Create endpoint' }).click();
       await page.locator('#new-webhook-secret').waitFor();
       const secret = (await page.locator('#new-webhook-secret').textContent()).trim();
