@@ -14,6 +14,8 @@
 import { spawn, execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createHmac } from 'node:crypto';
 import { mkdtemp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -98,6 +100,7 @@ const env = {
   VIDPULSE_OUTBOX_DIR: outbox,
   VIDPULSE_PUBLIC_URL: base,
   VIDPULSE_DASHBOARD_URL: base,
+  VIDPULSE_WEBHOOK_ALLOW_PRIVATE: 'true',
   VIDPULSE_LOG_FORMAT: 'text',
   RUST_LOG: process.env.RUST_LOG || 'warn',
 };
@@ -1175,6 +1178,7 @@ try {
       ['team', '/team'],
       ['settings', '/settings'],
       ['usage', '/usage'],
+      ['webhooks', '/webhooks'],
       ['not-found-signed-in', '/no-such-page'],
     ];
   }
@@ -1414,6 +1418,212 @@ try {
     await sleep(300);
     await shot('docs', { full: false });
     expect(problems.length === before, problems.slice(before).join('\n'));
+  });
+
+  /**
+   * A webhook receiver on this machine: records each request (path,
+   * headers, body) and answers 204, or 500 on paths ending in /fail.
+   */
+  async function startReceiver() {
+    const received = [];
+    const srv = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        received.push({ path: req.url, headers: req.headers, body, json: JSON.parse(body || 'null') });
+        res.writeHead(req.url.endsWith('/fail') ? 500 : 204);
+        res.end();
+      });
+    });
+    await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+    return { url: `http://127.0.0.1:${srv.address().port}/hooks`, received, close: () => new Promise((r) => srv.close(r)) };
+  }
+
+  /** Whether a delivery carries a Standard Webhooks signature by `secret`. */
+  function signedBy(delivery, secret) {
+    const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+    const { 'webhook-id': id, 'webhook-timestamp': at, 'webhook-signature': signatures } = delivery.headers;
+    const expected = `v1,${createHmac('sha256', key).update(`${id}.${at}.${delivery.body}`).digest('base64')}`;
+    return String(signatures || '').split(' ').includes(expected);
+  }
+
+  await journey('webhooks: create, test, see the delivery, replay, rotate, edit, delete', async () => {
+    const receiver = await startReceiver();
+    const url = receiver.url;
+    const tests = () => receiver.received.filter((r) => r.json?.type === 'webhook.test' && r.path === '/hooks');
+    try {
+      await visit('/webhooks');
+      expect((await heading()) === 'Webhooks', `heading: ${await heading()}`);
+      await page.getByRole('link', { name: 'Webhooks' }).waitFor();
+      await page.getByText('No webhook endpoints yet.').waitFor();
+      await page.getByRole('button', { name: 'New endpoint' }).click();
+      await page.getByLabel('URL', { exact: true }).fill(url);
+      await page.getByLabel('Note').fill('CRM');
+      // No event chosen: the form says so before asking the server.
+      await page.getByRole('button', { name: 'Create endpoint' }).click();
+      await page.getByText('Choose at least one event.').waitFor();
+      await page.getByLabel('A video is newly tracked').check();
+      // The server's refusal points at the field.
+      await page.getByLabel('URL', { exact: true }).fill('ftp://hooks.example.test/x');
+      await page.getByRole('button', { name: 'Create endpoint' }).click();
+      await page.locator('.form-status .alert-error', { hasText: 'url' }).waitFor();
+      expect((await page.getByLabel('URL', { exact: true }).getAttribute('aria-invalid')) === 'true', 'the URL marked invalid');
+      await page.getByLabel('URL', { exact: true }).fill(url);
+      await page.getByRole('button', { name: 'Create endpoint' }).click();
+      await page.locator('#new-webhook-secret').waitFor();
+      const secret = (await page.locator('#new-webhook-secret').textContent()).trim();
+      expect(/^whsec_[A-Za-z0-9+/=]{20,}$/.test(secret), `the secret shown once: ${secret}`);
+      await page.getByRole('button', { name: 'Copy secret' }).waitFor();
+      const row = page.locator('tbody tr', { hasText: url });
+      await row.getByText('Enabled').waitFor();
+      await row.getByText('None yet').waitFor();
+      expect((await row.locator('code.tag').allTextContents()).join(' ') === 'video.tracked', 'the events listed');
+      await checkA11y('webhooks (created)');
+      await shot('webhooks');
+      // The secret is not shown again.
+      await visit('/webhooks');
+      expect((await page.locator('#new-webhook-secret').count()) === 0, 'the secret is gone after a reload');
+      const listed = await apiFetch('GET', '/organizations/webhooks');
+      expect(!JSON.stringify(listed.body).includes(secret), 'the list never holds the secret');
+
+      // A test from the list, received and signed by the secret.
+      await page.getByRole('button', { name: `Send test: ${url}`, exact: true }).click();
+      await page.locator('.action-status .alert-ok', { hasText: `Test event queued for ${url}.` }).waitFor();
+      const first = await waitFor('the test at the receiver', () => tests()[0]);
+      expect(signedBy(first, secret), `signature: ${JSON.stringify(first.headers)}`);
+      await waitFor('the last delivery in the list', async () => {
+        await visit('/webhooks');
+        return (await page.locator('tbody tr', { hasText: url }).getByText('Delivered').count()) === 1;
+      }, 15000, 1000);
+
+      // The endpoint's page: its delivery, replayed with the same webhook-id.
+      await page.getByRole('link', { name: url, exact: true }).click();
+      await page.waitForURL(/\/webhooks\/[0-9a-f-]{36}$/);
+      await settled();
+      expect((await heading()) === `Endpoint ${new URL(url).host}`, `heading: ${await heading()}`);
+      const log = page.locator('tbody tr', { hasText: 'webhook.test' });
+      await log.first().locator('.badge-delivered').waitFor();
+      expect((await log.first().locator('td').allTextContents()).includes('204'), 'the response code shown');
+      await page.getByRole('button', { name: /^Replay webhook\.test queued / }).first().click();
+      await page.locator('.action-status .alert-ok', { hasText: 'webhook.test queued again.' }).waitFor();
+      await waitFor('the replay at the receiver', () => tests().length === 2);
+      expect(tests()[1].headers['webhook-id'] === first.headers['webhook-id'], 'a replay keeps the webhook-id');
+      await waitFor('both deliveries shown delivered', async () => (await page.locator('tbody tr .badge-delivered').count()) === 2, 15000);
+      await checkA11y('webhook endpoint');
+      await shot('webhook');
+
+      // Rotation: the new secret once, the overlap told; deliveries carry both signatures.
+      await page.getByRole('button', { name: 'Rotate secret' }).click();
+      await page.getByText('The signing secret was rotated.').waitFor();
+      const rotated = (await page.locator('#new-webhook-secret').textContent()).trim();
+      expect(rotated.startsWith('whsec_') && rotated !== secret, 'a new secret');
+      await page.getByText(/every delivery carries two signatures/).waitFor();
+      await page.getByText(/^Still signs beside the new one until /).waitFor();
+      await shot('webhook-rotated');
+      await page.getByRole('button', { name: `Send test: ${url}`, exact: true }).click();
+      const third = await waitFor('the test after the rotation', () => tests()[2]);
+      expect(signedBy(third, rotated) && signedBy(third, secret), `both signatures: ${third.headers['webhook-signature']}`);
+
+      // Edit the events; the details follow.
+      await page.getByLabel('A video reached 1k, 10k, 100k, 1M or 10M views').check();
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      await page.getByText('Endpoint saved.').waitFor();
+      const events = await page.locator('.facts code.tag').allTextContents();
+      expect(events.join(' ') === 'video.tracked video.milestone', `events: ${events}`);
+
+      // At phone width the page does not scroll sideways (the log's table does).
+      await page.setViewportSize({ width: 390, height: 844 });
+      try {
+        await visit(new URL(page.url()).pathname);
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        expect(overflow <= 1, `the endpoint's page scrolls sideways by ${overflow}px`);
+        await shot('phone-webhook');
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 800 });
+      }
+
+      // Replay since a day ago: every subscribed event of the day, counted.
+      await page.getByRole('button', { name: 'Replay events' }).click();
+      await page.locator('.action-status .alert-ok', { hasText: /^\d+ deliver(y|ies) since .* queued\.$/ }).waitFor();
+
+      // The status filter.
+      await page.getByLabel('Status', { exact: true }).selectOption('failed');
+      await page.getByText('No deliveries with this status.').waitFor();
+      await page.getByLabel('Status', { exact: true }).selectOption('');
+
+      // Disable and enable again.
+      await page.getByRole('button', { name: `Disable: ${url}`, exact: true }).click();
+      await page.locator('.facts .badge-webhook-off', { hasText: 'Disabled' }).waitFor();
+      await page.getByRole('button', { name: `Enable: ${url}`, exact: true }).click();
+      await page.locator('.facts .badge-webhook-on', { hasText: 'Enabled' }).waitFor();
+
+      // A receiver that fails: the answer's code, the attempt and the next one.
+      const failing = await apiFetch('POST', '/organizations/webhooks', { url: `${url}/fail`, events: ['video.tracked'] });
+      expect(failing.status === 201, `create: ${JSON.stringify(failing.body)}`);
+      await apiFetch('POST', `/organizations/webhooks/${failing.body.data.id}/test`);
+      await visit(`/webhooks/${failing.body.data.id}`);
+      const attempt = page.locator('tbody tr', { hasText: 'webhook.test' }).first();
+      await attempt.locator('td', { hasText: /^500$/ }).waitFor({ timeout: 20000 });
+      await attempt.getByText(/^Next attempt /).waitFor();
+      await attempt.getByText('Pending').waitFor();
+      await shot('webhook-failing');
+      await page.getByRole('button', { name: `Delete: ${url}/fail`, exact: true }).click();
+      await page.waitForURL(`${base}/webhooks`);
+      await settled();
+      await page.locator('.toast', { hasText: `Endpoint ${url}/fail deleted.` }).waitFor();
+
+      // Delete from the list, after a confirm that names it.
+      const asked = [];
+      const onDialog = (d) => asked.push(d.message());
+      page.on('dialog', onDialog);
+      try {
+        await page.getByRole('button', { name: `Delete: ${url}`, exact: true }).click();
+        await page.locator('.action-status .alert-ok', { hasText: `Endpoint ${url} deleted.` }).waitFor();
+      } finally {
+        page.off('dialog', onDialog);
+      }
+      expect(asked.length === 1 && asked[0].includes(url), `confirm: ${asked}`);
+      await page.getByText('No webhook endpoints yet.').waitFor();
+      // In German.
+      await apiFetch('PUT', '/organizations/user/language', { language: 'de' });
+      try {
+        await visit('/webhooks');
+        await page.getByText('Noch keine Webhook-Endpunkte.').waitFor();
+        await page.getByRole('button', { name: 'Neuer Endpunkt' }).click();
+        await page.getByLabel('Ein Video wird neu verfolgt').waitFor();
+      } finally {
+        await apiFetch('PUT', '/organizations/user/language', { language: 'en' });
+      }
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  await journey('webhooks: members who are not admins are told who manages them', async () => {
+    const saved = await context.cookies();
+    const printed = JSON.parse(await admin('create-user', '--email', 'hook-viewer@example.test', '--org', orgId, '--role', 'viewer', '--app-url', base));
+    try {
+      await context.clearCookies();
+      const link = new URL(printed.set_password_url);
+      await visit(link.pathname + link.search);
+      await page.getByLabel('New password').fill(PASSWORD);
+      await page.getByLabel('Repeat the password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Set password and sign in' }).click();
+      await page.waitForURL(`${base}/videos`);
+      await settled();
+      expect((await page.getByRole('link', { name: 'Webhooks' }).count()) === 0, 'no Webhooks entry in the navigation');
+      await visit('/webhooks');
+      await page.getByText('Only admins and owners see and manage webhooks').waitFor();
+      expect((await page.getByRole('button', { name: 'New endpoint' }).count()) === 0, 'no New endpoint button');
+      await checkA11y('webhooks (viewer)');
+      await shot('webhooks-viewer');
+      const refused = await apiFetch('GET', '/organizations/webhooks');
+      expect(refused.status === 403, `the API refuses a viewer: ${refused.status}`);
+    } finally {
+      await context.clearCookies();
+      await context.addCookies(saved);
+      await page.evaluate((id) => localStorage.setItem('vidpulse.organization', id), orgId);
+    }
   });
 
   await journey('no console errors or CSP violations', async () => {

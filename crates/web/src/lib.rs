@@ -79,7 +79,7 @@ pub const API_PREFIXES: [&str; 15] = [
 
 /// The paths that answer the app's page (`index.html`); the client picks
 /// the view from the path.
-pub const PAGES: [&str; 13] = [
+pub const PAGES: [&str; 15] = [
     "/",
     "/sign-in",
     "/set-password",
@@ -93,6 +93,8 @@ pub const PAGES: [&str; 13] = [
     "/settings",
     "/usage",
     "/invitations/{id}",
+    "/webhooks",
+    "/webhooks/{id}",
 ];
 
 /// Old addresses that lead to a page: (from, to), answered 303.

@@ -1,6 +1,6 @@
 // The app: session on start, the shell (header, organization switcher,
 // navigation, user menu) and the client-side router (History API).
-import { session, loadSession, loadOrganizations, setOrg, get, put, post } from './api.js';
+import { session, loadSession, loadOrganizations, setOrg, get, put, post, can } from './api.js';
 import { setLanguage, t, translateStatic, pick, language } from './i18n.js';
 import { h, clear, fill, field, busy, errorBox, toast, setTitle } from './dom.js';
 
@@ -17,6 +17,8 @@ const ROUTES = [
   { path: /^\/team$/, page: 'team', nav: 'team' },
   { path: /^\/settings$/, page: 'settings', nav: 'settings' },
   { path: /^\/usage$/, page: 'usage', nav: 'usage' },
+  { path: /^\/webhooks$/, page: 'webhooks', nav: 'webhooks' },
+  { path: /^\/webhooks\/([^/]+)$/, page: 'webhooks', params: ['id'], nav: 'webhooks' },
 ];
 
 /** The navigation: [key, path, label]. */
@@ -27,6 +29,7 @@ const nav = () => [
   ['team', '/team', t('nav.team')],
   ['settings', '/settings', t('nav.settings')],
   ['usage', '/usage', t('nav.usage')],
+  ...(can('admin') ? [['webhooks', '/webhooks', t('nav.webhooks')]] : []),
 ];
 
 const PAGES = {
@@ -41,6 +44,7 @@ const PAGES = {
   team: () => import('./pages/team.js'),
   settings: () => import('./pages/settings.js'),
   usage: () => import('./pages/usage.js'),
+  webhooks: () => import('./pages/webhooks.js'),
 };
 
 const main = document.getElementById('main');
