@@ -177,7 +177,7 @@ fn video_lines(place: usize, v: &TopVideo, w: &Words, dashboard: &str) -> String
         .unwrap_or_default();
     format!(
         "{place}. {title}{author} ({}): +{} {}\n   {dashboard}/videos/{}",
-        v.platform.as_str(),
+        v.platform.display_name(),
         count(v.gains.views, w),
         w.views,
         v.video_id.0
