@@ -129,10 +129,7 @@ async fn deliver(ctx: &NotifyContext, recap: &DueRecap, figures: &RecapFigures) 
     let message = compose(recap, figures, &ctx.dashboard_url);
     if let Some(chat) = &recap.chat {
         let kind: ChatKind = chat.kind.parse()?;
-        return ctx
-            .chat
-            .post(kind, &chat.url, &format!("{}\n\n{}", message.subject, message.body))
-            .await;
+        return ctx.chat.post(kind, &chat.url, &message.body).await;
     }
     let to = recap
         .email

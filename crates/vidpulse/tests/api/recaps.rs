@@ -344,11 +344,14 @@ async fn recaps_are_sent_once_per_period_in_the_members_language(
         + "\n";
     import(&app, org.0, &csv).await.unwrap();
     let b = app
-        .get(&format!("/v1/videos/by-external-id/{}", crate::analytics::B), Some(&t.key))
+        .patch(
+            &format!("/v1/videos/by-external-id/{}", crate::analytics::B),
+            &t.key,
+            &json!({"campaign": "Summer", "budget": 250}),
+        )
         .await;
-    let b_id = b.body["data"]["id"].as_str().unwrap().to_owned();
-    app.patch(&format!("/v1/videos/{b_id}"), &t.key, &json!({"campaign": "Summer", "budget": 250}))
-        .await;
+    assert_eq!(b.status.as_u16(), 200, "{}", b.body);
+    let b_id = b.body["data"]["video_id"].as_str().unwrap_or_else(|| panic!("{}", b.body)).to_owned();
 
     // Two workers race: each recap is sent once.
     assert_eq!(two_workers(&app).await, 4, "three daily (one member left) and the weekly");
@@ -374,7 +377,7 @@ async fn recaps_are_sent_once_per_period_in_the_members_language(
     let posts = receiver.received();
     assert_eq!(posts.len(), 1);
     let text = posts[0].json()["text"].as_str().unwrap().to_owned();
-    assert!(text.starts_with("Daily recap: Acme"), "{text}");
+    assert!(text.starts_with("Daily recap: Test org ("), "{text}");
     assert!(text.contains("Views gained: 8,000"), "{text}");
 
     // The next day: only the daily ones again.

@@ -1,5 +1,5 @@
-//! A recap's words: the subject and plain-text body of its e-mail (a chat
-//! post is the two together), in English or German (the member's
+//! A recap's words: the subject and plain-text body of its e-mail (the
+//! body, which opens with the subject, is also the chat post), in English or German (the member's
 //! language; any other is written in English).
 
 use vidpulse_domain::analytics::DateRange;
