@@ -101,8 +101,8 @@ pub use orgs::{
     ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization, PlanUse,
 };
 pub use recaps::{
-    ChatTarget, DueRecap, Frequency, NewRecap, RecapChange, RecapOutcome, RecapRefusal,
-    RecapStore, RecapSubscription, RecapTarget,
+    ChatTarget, DueRecap, Frequency, NewRecap, RecapChange, RecapOutcome, RecapRefusal, RecapStore,
+    RecapSubscription, RecapTarget,
 };
 pub use refresh::{DueVideo, ManualRead, RefreshAsk, RefreshStore, RefreshWrite};
 pub use sessions::{NewSession, Session, SessionStore};

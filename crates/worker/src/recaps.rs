@@ -125,7 +125,11 @@ async fn send(ctx: &NotifyContext, recap: &DueRecap) -> RecapOutcome {
 }
 
 /// Sends the recap of `figures` to its e-mail or chat.
-async fn deliver(ctx: &NotifyContext, recap: &DueRecap, figures: &RecapFigures) -> Result<(), String> {
+async fn deliver(
+    ctx: &NotifyContext,
+    recap: &DueRecap,
+    figures: &RecapFigures,
+) -> Result<(), String> {
     let message = compose(recap, figures, &ctx.dashboard_url);
     if let Some(chat) = &recap.chat {
         let kind: ChatKind = chat.kind.parse()?;
@@ -182,7 +186,11 @@ async fn figures(ctx: &NotifyContext, recap: &DueRecap) -> Result<RecapFigures, 
             .await?,
         alerts_fired: ctx
             .store
-            .alerts_fired_in(recap.org, recap.campaign.as_ref().map(|(id, _)| *id), window)
+            .alerts_fired_in(
+                recap.org,
+                recap.campaign.as_ref().map(|(id, _)| *id),
+                window,
+            )
             .await?,
         spend: spend(ctx, recap, window).await?,
     })

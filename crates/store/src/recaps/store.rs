@@ -9,8 +9,8 @@ use vidpulse_domain::analytics::DateRange;
 use vidpulse_domain::{CampaignId, OrgId, UserId};
 
 use super::{
-    ChatTarget, DueRecap, Frequency, NewRecap, RecapChange, RecapOutcome, RecapRefusal,
-    RecapStore, RecapSubscription, RecapTarget,
+    ChatTarget, DueRecap, Frequency, NewRecap, RecapChange, RecapOutcome, RecapRefusal, RecapStore,
+    RecapSubscription, RecapTarget,
 };
 use crate::StoreError;
 use crate::backend::Db;
@@ -304,11 +304,12 @@ impl<D: Db> RecapStore for SqlStore<D> {
     }
 
     async fn delete_recap(&self, org: OrgId, id: Uuid) -> Result<bool, StoreError> {
-        let deleted = D::query("DELETE FROM recap_subscriptions WHERE organization_id = $1 AND id = $2")
-            .bind(org.0)
-            .bind(id)
-            .execute(&mut *self.write().await?)
-            .await?;
+        let deleted =
+            D::query("DELETE FROM recap_subscriptions WHERE organization_id = $1 AND id = $2")
+                .bind(org.0)
+                .bind(id)
+                .execute(&mut *self.write().await?)
+                .await?;
         Ok(deleted > 0)
     }
 

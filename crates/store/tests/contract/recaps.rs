@@ -11,8 +11,8 @@ use vidpulse_domain::analytics::DateRange;
 use vidpulse_domain::identity::Role;
 use vidpulse_domain::{CampaignId, OrgId, Plan, UserId};
 use vidpulse_store::{
-    Backend, ChatTarget, Frequency, NewCampaign, NewRecap, RecapChange, RecapOutcome,
-    RecapRefusal, RecapTarget, Store,
+    Backend, ChatTarget, Frequency, NewCampaign, NewRecap, RecapChange, RecapOutcome, RecapRefusal,
+    RecapTarget, Store,
 };
 
 use crate::{campaign, org, store};
@@ -31,7 +31,12 @@ async fn member(store: &Arc<dyn Store>, org: OrgId, email: &str) -> UserId {
         .user_for_identity(&format!("dev|{email}"), email, at(1, 0))
         .await
         .unwrap();
-    assert!(store.add_member(org, user.id, Role::Editor, at(1, 0)).await.unwrap());
+    assert!(
+        store
+            .add_member(org, user.id, Role::Editor, at(1, 0))
+            .await
+            .unwrap()
+    );
     user.id
 }
 
@@ -47,7 +52,12 @@ async fn new_campaign(store: &Arc<dyn Store>, org: OrgId, name: &str) -> Campaig
         target_views: None,
         notes: None,
     };
-    store.create_campaign(org, new, at(1, 0)).await.unwrap().unwrap().id
+    store
+        .create_campaign(org, new, at(1, 0))
+        .await
+        .unwrap()
+        .unwrap()
+        .id
 }
 
 fn email(user: UserId, frequency: Frequency, campaign: Option<CampaignId>) -> NewRecap {
@@ -123,8 +133,16 @@ async fn a_member_has_one_recap_per_scope_and_frequency(
         frequency: Frequency::Daily,
         created_by: bob,
     };
-    let posted = store.create_recap(acme, chat.clone(), at(2, 9)).await.unwrap().unwrap();
-    store.create_recap(acme, chat, at(2, 9)).await.unwrap().unwrap();
+    let posted = store
+        .create_recap(acme, chat.clone(), at(2, 9))
+        .await
+        .unwrap()
+        .unwrap();
+    store
+        .create_recap(acme, chat, at(2, 9))
+        .await
+        .unwrap()
+        .unwrap();
 
     let ids = |subs: Vec<vidpulse_store::RecapSubscription>| -> Vec<_> {
         subs.into_iter().map(|s| s.id).collect()
@@ -140,7 +158,11 @@ async fn a_member_has_one_recap_per_scope_and_frequency(
         frequency: Some(Frequency::Daily),
         ..RecapChange::default()
     };
-    match store.update_recap(acme, weekly.id, change, at(3, 0)).await.unwrap() {
+    match store
+        .update_recap(acme, weekly.id, change, at(3, 0))
+        .await
+        .unwrap()
+    {
         Err(RecapRefusal::Exists(existing)) => assert_eq!(existing.id, daily.id),
         other => panic!("expected Exists, got {other:?}"),
     }
@@ -149,7 +171,11 @@ async fn a_member_has_one_recap_per_scope_and_frequency(
         frequency: Some(Frequency::Weekly),
         ..RecapChange::default()
     };
-    match store.update_recap(acme, of_summer.id, change, at(3, 0)).await.unwrap() {
+    match store
+        .update_recap(acme, of_summer.id, change, at(3, 0))
+        .await
+        .unwrap()
+    {
         Err(RecapRefusal::Exists(existing)) => assert_eq!(existing.id, weekly.id),
         other => panic!("expected Exists, got {other:?}"),
     }
@@ -230,7 +256,13 @@ async fn a_period_is_queued_once_and_claimed_by_one_worker(
     assert!(!due.member_left);
     assert_eq!(due.attempts, 1);
     // Held by the lease; retried when told.
-    assert!(store.claim_recaps(at(3, 8), 10, Duration::minutes(10)).await.unwrap().is_empty());
+    assert!(
+        store
+            .claim_recaps(at(3, 8), 10, Duration::minutes(10))
+            .await
+            .unwrap()
+            .is_empty()
+    );
     let retry = RecapOutcome::Retry {
         error: "SMTP down".into(),
         at: at(3, 9),
@@ -239,17 +271,35 @@ async fn a_period_is_queued_once_and_claimed_by_one_worker(
         .finish_recap(sub.id, day(2), due.lease_token, retry, at(3, 8))
         .await
         .unwrap();
-    let again = store.claim_recaps(at(3, 9), 10, Duration::minutes(10)).await.unwrap();
+    let again = store
+        .claim_recaps(at(3, 9), 10, Duration::minutes(10))
+        .await
+        .unwrap();
     assert_eq!(again.len(), 1);
     assert_eq!(again[0].attempts, 2);
     // A stale token changes nothing; the right one records the send.
     store
-        .finish_recap(sub.id, day(2), due.lease_token, RecapOutcome::Sent, at(3, 9))
+        .finish_recap(
+            sub.id,
+            day(2),
+            due.lease_token,
+            RecapOutcome::Sent,
+            at(3, 9),
+        )
         .await
         .unwrap();
-    assert_eq!(store.recap(acme, sub.id).await.unwrap().unwrap().last_sent, None);
+    assert_eq!(
+        store.recap(acme, sub.id).await.unwrap().unwrap().last_sent,
+        None
+    );
     store
-        .finish_recap(sub.id, day(2), again[0].lease_token, RecapOutcome::Sent, at(3, 9))
+        .finish_recap(
+            sub.id,
+            day(2),
+            again[0].lease_token,
+            RecapOutcome::Sent,
+            at(3, 9),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -264,7 +314,13 @@ async fn a_period_is_queued_once_and_claimed_by_one_worker(
             .unwrap(),
         0
     );
-    assert!(store.claim_recaps(at(4, 0), 10, Duration::minutes(10)).await.unwrap().is_empty());
+    assert!(
+        store
+            .claim_recaps(at(4, 0), 10, Duration::minutes(10))
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[rstest]
@@ -284,10 +340,16 @@ async fn a_member_who_left_is_no_longer_queued(
         from: day(2),
         to: day(2),
     };
-    store.schedule_recaps(Frequency::Daily, period, at(3, 6), at(3, 8)).await.unwrap();
+    store
+        .schedule_recaps(Frequency::Daily, period, at(3, 6), at(3, 8))
+        .await
+        .unwrap();
     store.remove_member(acme, Role::Owner, ann).await.unwrap();
     // Queued before she left: claimed, and known as left.
-    let due = store.claim_recaps(at(3, 8), 10, Duration::minutes(10)).await.unwrap();
+    let due = store
+        .claim_recaps(at(3, 8), 10, Duration::minutes(10))
+        .await
+        .unwrap();
     assert_eq!(due.len(), 1);
     assert!(due[0].member_left);
     assert_eq!(due[0].email, None);

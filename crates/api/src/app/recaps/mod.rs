@@ -79,7 +79,11 @@ fn view(sub: RecapSubscription, email: &str) -> RecapView {
     let (delivery, email, channel_url) = match &sub.target {
         RecapTarget::Email(_) => ("email", Some(email.to_owned()), None),
         RecapTarget::Chat(chat) => (
-            if chat.kind == "discord" { "discord" } else { "slack" },
+            if chat.kind == "discord" {
+                "discord"
+            } else {
+                "slack"
+            },
             None,
             Some(masked_url(&chat.url)),
         ),
@@ -158,7 +162,9 @@ fn refuse_body(fault: &Fault<'_>) -> ApiError {
             );
         }
         "channel_url" => "`channel_url` must be a string".to_owned(),
-        unknown => format!("unknown field `{unknown}`; known: frequency, campaign_id, channel, channel_url"),
+        unknown => format!(
+            "unknown field `{unknown}`; known: frequency, campaign_id, channel, channel_url"
+        ),
     };
     ApiError::validation(field, message)
 }
@@ -258,7 +264,10 @@ pub(crate) fn recap_id(path: Result<PathParam, ApiError>) -> Result<Uuid, ApiErr
 }
 
 /// The caller's e-mail recaps and the organization's channel recaps.
-pub(crate) async fn list_recaps(app: &AppState, auth: &OrgAuth) -> Result<Vec<RecapView>, ApiError> {
+pub(crate) async fn list_recaps(
+    app: &AppState,
+    auth: &OrgAuth,
+) -> Result<Vec<RecapView>, ApiError> {
     let subs = app.store.recaps_of(auth.org, auth.user.id).await?;
     Ok(subs
         .into_iter()
@@ -288,7 +297,11 @@ pub(crate) async fn create_recap(
         frequency,
         created_by: auth.user.id,
     };
-    match app.store.create_recap(auth.org, new, app.clock.now()).await? {
+    match app
+        .store
+        .create_recap(auth.org, new, app.clock.now())
+        .await?
+    {
         Ok(created) => Ok((view(created, &auth.user.email), true)),
         Err(RecapRefusal::Exists(existing)) => Ok((view(*existing, &auth.user.email), false)),
         Err(RecapRefusal::CampaignNotFound) => Err(campaign_not_found()),
@@ -298,7 +311,11 @@ pub(crate) async fn create_recap(
 
 /// The recap `id` if the caller may change it: their own e-mail recap, or a
 /// channel recap for editors and above.
-async fn changeable(app: &AppState, auth: &OrgAuth, id: Uuid) -> Result<RecapSubscription, ApiError> {
+async fn changeable(
+    app: &AppState,
+    auth: &OrgAuth,
+    id: Uuid,
+) -> Result<RecapSubscription, ApiError> {
     let sub = app
         .store
         .recap(auth.org, id)
@@ -321,7 +338,11 @@ pub(crate) async fn update_recap(
     id: Uuid,
     body: UpdateRecap,
 ) -> Result<RecapView, ApiError> {
-    let frequency = body.frequency.as_deref().map(checked_frequency).transpose()?;
+    let frequency = body
+        .frequency
+        .as_deref()
+        .map(checked_frequency)
+        .transpose()?;
     let current = changeable(app, auth, id).await?;
     let chat_url = match (&body.channel_url, &current.target) {
         (None, _) => None,
