@@ -58,6 +58,7 @@ pub mod invites;
 pub mod ops;
 pub mod orgs;
 mod postgres;
+pub mod recaps;
 pub mod refresh;
 mod rollup;
 pub mod sessions;
@@ -98,6 +99,10 @@ pub use invites::{
 pub use ops::{Housekeeping, OpsStore, QueueStats};
 pub use orgs::{
     ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization, PlanUse,
+};
+pub use recaps::{
+    ChatTarget, DueRecap, Frequency, NewRecap, RecapChange, RecapOutcome, RecapRefusal, RecapStore,
+    RecapSubscription, RecapTarget,
 };
 pub use refresh::{DueVideo, ManualRead, RefreshAsk, RefreshStore, RefreshWrite};
 pub use sessions::{NewSession, Session, SessionStore};
@@ -177,6 +182,7 @@ pub trait Store:
     + WebhookStore
     + ThumbnailStore
     + CampaignStore
+    + RecapStore
     + Send
     + Sync
     + std::fmt::Debug

@@ -162,6 +162,7 @@ pub async fn run_worker_loops(services: Services, shutdown: CancellationToken) {
         vidpulse_worker::housekeeping::run(services.refresh.clone(), shutdown.clone()),
         vidpulse_worker::refresh::run(services.refresh, shutdown.clone()),
         vidpulse_worker::creators::run(services.creators, shutdown.clone()),
+        vidpulse_worker::recaps::run(services.notify.clone(), shutdown.clone()),
         vidpulse_worker::webhooks::run(services.webhooks, shutdown),
     );
 }

@@ -9,6 +9,7 @@
 pub mod creators;
 pub mod housekeeping;
 pub mod notify;
+pub mod recaps;
 pub mod refresh;
 pub mod webhooks;
 

@@ -18,6 +18,7 @@ pub mod invitations;
 pub mod logo;
 pub mod organizations;
 pub mod plan;
+pub mod recaps;
 pub mod settings;
 pub mod stats;
 pub mod tags;
@@ -47,6 +48,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(webhooks::router())
         .merge(campaigns::router())
         .merge(campaign_report::router())
+        .merge(recaps::router())
 }
 
 #[cfg(test)]
@@ -88,7 +90,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(bodies, 31, "JSON request bodies of the dashboard API");
+        assert_eq!(bodies, 33, "JSON request bodies of the dashboard API");
         for name in ["InviteEntry", "InvitableRole"] {
             assert!(schemas.contains_key(name), "{name} is not registered");
         }

@@ -145,6 +145,18 @@ pub struct CampaignVideoFigures {
     pub views_since_tracking: i64,
 }
 
+impl CampaignVideoFigures {
+    /// The video's cost: its flat fee, else `ecpm × views since tracking /
+    /// 1000` (at least 0), else unknown.
+    pub fn cost(&self) -> Option<f64> {
+        match (self.budget, self.ecpm) {
+            (Some(budget), _) => Some(budget as f64),
+            (None, Some(ecpm)) => Some(ecpm * self.views_since_tracking.max(0) as f64 / 1000.0),
+            (None, None) => None,
+        }
+    }
+}
+
 /// The campaigns of organizations.
 #[async_trait]
 pub trait CampaignStore {

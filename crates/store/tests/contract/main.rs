@@ -16,6 +16,7 @@ mod listing_indexes;
 mod ops;
 mod orgs;
 mod plans;
+mod recaps;
 mod record_stamps;
 mod records;
 mod refresh;

@@ -29,6 +29,7 @@ mod patch;
 mod plans;
 mod processes;
 mod reads;
+mod recaps;
 mod receiver;
 mod refresh;
 mod requests;

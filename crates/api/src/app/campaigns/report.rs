@@ -208,11 +208,7 @@ pub struct CampaignReport {
 /// A video's cost: its flat fee, else `ecpm × views since tracking / 1000`
 /// (at least 0), else unknown.
 pub fn cost(video: &CampaignVideoFigures) -> Option<f64> {
-    match (video.budget, video.ecpm) {
-        (Some(budget), _) => Some(budget as f64),
-        (None, Some(ecpm)) => Some(ecpm * video.views_since_tracking.max(0) as f64 / 1000.0),
-        (None, None) => None,
-    }
+    video.cost()
 }
 
 /// Rounded to `places` decimals (and never `-0`).
