@@ -61,6 +61,7 @@ mod postgres;
 pub mod refresh;
 mod rollup;
 pub mod sessions;
+pub mod share_links;
 mod sql;
 #[cfg(test)]
 mod sql_guard;
@@ -101,6 +102,7 @@ pub use orgs::{
 };
 pub use refresh::{DueVideo, ManualRead, RefreshAsk, RefreshStore, RefreshWrite};
 pub use sessions::{NewSession, Session, SessionStore};
+pub use share_links::{NewShareLink, ShareLink, ShareLinkStore};
 pub use thumbnails::{ThumbnailSource, ThumbnailStore};
 pub use usage::{UsageDay, UsageDelta, UsageStore};
 pub use users::{Member, MemberChange, Membership, OrgSettings, User, UserStore};
@@ -177,6 +179,7 @@ pub trait Store:
     + WebhookStore
     + ThumbnailStore
     + CampaignStore
+    + ShareLinkStore
     + Send
     + Sync
     + std::fmt::Debug

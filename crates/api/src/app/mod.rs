@@ -15,6 +15,7 @@ pub mod analytics;
 pub mod bloggers;
 pub mod campaigns;
 pub mod compare;
+pub mod share_links;
 pub mod top;
 pub mod videos;
 pub mod webhooks;

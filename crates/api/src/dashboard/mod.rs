@@ -19,6 +19,7 @@ pub mod logo;
 pub mod organizations;
 pub mod plan;
 pub mod settings;
+pub mod share_links;
 pub mod stats;
 pub mod tags;
 pub mod team;
@@ -47,6 +48,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(webhooks::router())
         .merge(campaigns::router())
         .merge(campaign_report::router())
+        .merge(share_links::router())
 }
 
 #[cfg(test)]
@@ -88,7 +90,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(bodies, 31, "JSON request bodies of the dashboard API");
+        assert_eq!(bodies, 32, "JSON request bodies of the dashboard API");
         for name in ["InviteEntry", "InvitableRole"] {
             assert!(schemas.contains_key(name), "{name} is not registered");
         }

@@ -32,6 +32,7 @@ mod reads;
 mod receiver;
 mod refresh;
 mod requests;
+mod share_links;
 mod sign_in;
 mod simulated;
 mod stats;
