@@ -64,16 +64,18 @@ impl ShareThrottle {
         if self.requests.len() > REMEMBERED {
             self.requests.retain_recent();
         }
-        self.requests.check_key(&hash.to_owned()).map_err(|not_until| {
-            let wait = not_until.wait_time_from(DefaultClock::default().now());
-            let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-            ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                ErrorCode::RateLimitExceeded,
-                format!("Too many requests for this link; retry in {secs} s"),
-            )
-            .with_retry_after(secs.max(1))
-        })
+        self.requests
+            .check_key(&hash.to_owned())
+            .map_err(|not_until| {
+                let wait = not_until.wait_time_from(DefaultClock::default().now());
+                let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+                ApiError::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    ErrorCode::RateLimitExceeded,
+                    format!("Too many requests for this link; retry in {secs} s"),
+                )
+                .with_retry_after(secs.max(1))
+            })
     }
 }
 
@@ -192,7 +194,10 @@ async fn report_csv(
         (status = 429, description = "RATE_LIMIT_EXCEEDED with `Retry-After`"),
     )
 )]
-async fn logo(State(app): State<AppState>, Path(token): Path<String>) -> Result<Response, ApiError> {
+async fn logo(
+    State(app): State<AppState>,
+    Path(token): Path<String>,
+) -> Result<Response, ApiError> {
     let opened = admit(&app, &token, false).await?;
     let org = opened.org.id;
     let url = app

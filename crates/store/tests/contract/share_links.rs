@@ -82,15 +82,35 @@ async fn a_link_opens_until_revoked_or_expired(
 
     // Reading counts nothing; opening the page counts a view.
     let later = t0() + Duration::minutes(10);
-    let read = store.open_share_link("h1", later, false).await.unwrap().unwrap();
+    let read = store
+        .open_share_link("h1", later, false)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(read.views, 0);
-    let viewed = store.open_share_link("h1", later, true).await.unwrap().unwrap();
+    let viewed = store
+        .open_share_link("h1", later, true)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!((viewed.views, viewed.last_viewed_at), (1, Some(later)));
-    assert!(store.open_share_link("nope", later, true).await.unwrap().is_none());
+    assert!(
+        store
+            .open_share_link("nope", later, true)
+            .await
+            .unwrap()
+            .is_none()
+    );
 
     // Expired: opens nothing, counts nothing.
     let past = t0() + Duration::hours(2);
-    assert!(store.open_share_link("h2", past, true).await.unwrap().is_none());
+    assert!(
+        store
+            .open_share_link("h2", past, true)
+            .await
+            .unwrap()
+            .is_none()
+    );
     // Newest first, for this organization only.
     let listed = store.share_links(acme, summer).await.unwrap();
     assert_eq!(
@@ -119,7 +139,13 @@ async fn a_link_opens_until_revoked_or_expired(
         .unwrap()
         .unwrap();
     assert_eq!(again.revoked_at, Some(past));
-    assert!(store.open_share_link("h1", past, false).await.unwrap().is_none());
+    assert!(
+        store
+            .open_share_link("h1", past, false)
+            .await
+            .unwrap()
+            .is_none()
+    );
 
     // A token's hash is one link's.
     assert!(

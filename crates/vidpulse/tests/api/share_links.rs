@@ -104,13 +104,21 @@ async fn a_share_link_lives_from_creation_to_revocation(
     app.advance(Duration::minutes(5));
     let (status, headers, page) = raw(&app, &format!("/share/{token}")).await;
     assert_eq!(status, 200);
-    assert!(headers["content-type"].to_str().unwrap().starts_with("text/html"));
+    assert!(
+        headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
     assert!(page.contains(r#"<meta name="vidpulse-session" content="none">"#));
     assert_eq!(headers["x-robots-tag"], "noindex, nofollow");
     assert_eq!(headers["referrer-policy"], "no-referrer");
     assert_eq!(headers["cache-control"], "no-store");
     let csp = headers["content-security-policy"].to_str().unwrap();
-    assert!(csp.contains("frame-ancestors 'none'") && csp.contains("script-src 'self'"), "{csp}");
+    assert!(
+        csp.contains("frame-ancestors 'none'") && csp.contains("script-src 'self'"),
+        "{csp}"
+    );
     assert!(headers.get("set-cookie").is_none());
     let list = listed(&app, &key, &id).await;
     assert_eq!(list[0]["views"], 1);
@@ -122,7 +130,10 @@ async fn a_share_link_lives_from_creation_to_revocation(
     assert_eq!(a.headers["x-robots-tag"], "noindex, nofollow");
     assert_eq!(listed(&app, &key, &id).await[0]["views"], 1);
     let data = &a.body["data"];
-    assert_eq!(data["organization"], json!({"name": "Test org", "logo_url": null}));
+    assert_eq!(
+        data["organization"],
+        json!({"name": "Test org", "logo_url": null})
+    );
     assert_eq!(
         data["campaign"],
         json!({"name": "Launch", "client": null, "starts_on": d(&app, 2).to_string(),
@@ -164,7 +175,10 @@ async fn a_share_link_lives_from_creation_to_revocation(
     // The top videos are the campaign's (the other campaign's 20,000 is not).
     let top = data["top_videos"].as_array().unwrap();
     assert_eq!(top.len(), 4);
-    assert_eq!((&top[0]["rank"], &top[0]["views"]), (&json!(1), &json!(5_000)));
+    assert_eq!(
+        (&top[0]["rank"], &top[0]["views"]),
+        (&json!(1), &json!(5_000))
+    );
     assert_eq!(top[0]["platform"], "youtube");
     assert!(top.iter().all(|v| v["views"].as_i64().unwrap() <= 5_000));
     // The days add up to the headline.
@@ -232,7 +246,10 @@ async fn a_share_link_lives_from_creation_to_revocation(
     }
     let list = listed(&app, &key, &id).await;
     let gone = list.iter().find(|l| l["id"] == link_id).unwrap();
-    assert_eq!((&gone["revoked_at"], &gone["active"]), (&revoked_at, &json!(false)));
+    assert_eq!(
+        (&gone["revoked_at"], &gone["active"]),
+        (&revoked_at, &json!(false))
+    );
     assert_eq!(gone["views"], 1);
     // Again: nothing changes.
     app.advance(Duration::minutes(5));
@@ -259,7 +276,10 @@ async fn an_expired_or_unknown_link_opens_nothing(
     let token = link["token"].as_str().unwrap();
     assert!(link["expires_at"].is_string());
     assert_eq!(
-        open(&app, &format!("/share/{token}/report")).await.status.as_u16(),
+        open(&app, &format!("/share/{token}/report"))
+            .await
+            .status
+            .as_u16(),
         200
     );
     // Past its expiry: the same 404 as a token never made.
@@ -268,23 +288,35 @@ async fn an_expired_or_unknown_link_opens_nothing(
     assert_gone(&expired);
     let unknown = open(&app, "/share/vpshare_nothing/report").await;
     assert_gone(&unknown);
-    assert_eq!(expired.body["error"]["message"], unknown.body["error"]["message"]);
+    assert_eq!(
+        expired.body["error"]["message"],
+        unknown.body["error"]["message"]
+    );
     for path in ["", "/report.csv", "/logo"] {
         assert_eq!(
-            open(&app, &format!("/share/{token}{path}")).await.status.as_u16(),
+            open(&app, &format!("/share/{token}{path}"))
+                .await
+                .status
+                .as_u16(),
             404,
             "{path}"
         );
     }
     // The page of an expired link counts no view.
     let list = listed(&app, &key, &id).await;
-    assert_eq!((&list[0]["views"], &list[0]["active"]), (&json!(0), &json!(false)));
+    assert_eq!(
+        (&list[0]["views"], &list[0]["active"]),
+        (&json!(0), &json!(false))
+    );
 
     // An organization back on the free plan shares nothing.
     let live = make(&app, &key, &id, json!({})).await;
     let live_token = live["token"].as_str().unwrap();
     assert_eq!(
-        open(&app, &format!("/share/{live_token}/report")).await.status.as_u16(),
+        open(&app, &format!("/share/{live_token}/report"))
+            .await
+            .status
+            .as_u16(),
         200
     );
     app.store
@@ -306,7 +338,12 @@ async fn a_shared_page_takes_only_gets_and_asks_for_nothing(
     // Only GET.
     for method in [Method::POST, Method::PUT, Method::DELETE] {
         let a = app
-            .send_json(method.clone(), &format!("/share/{token}/report"), None, &json!({}))
+            .send_json(
+                method.clone(),
+                &format!("/share/{token}/report"),
+                None,
+                &json!({}),
+            )
             .await;
         assert_nested_error(&a, 405, "METHOD_NOT_ALLOWED");
     }
@@ -322,10 +359,22 @@ async fn a_shared_page_takes_only_gets_and_asks_for_nothing(
         assert_nested_error(&a, 400, "VALIDATION_ERROR");
         assert_eq!(a.body["error"]["field"], field, "{query}");
     }
-    let a = open(&app, &format!("/share/{token}/report?from={}&to={}", d(&app, 6), d(&app, 2))).await;
+    let a = open(
+        &app,
+        &format!(
+            "/share/{token}/report?from={}&to={}",
+            d(&app, 6),
+            d(&app, 2)
+        ),
+    )
+    .await;
     assert_nested_error(&a, 400, "VALIDATION_ERROR");
     // An unknown path under /share is the API's 404.
-    assert_nested_error(&open(&app, &format!("/share/{token}/nothing")).await, 404, "NOT_FOUND");
+    assert_nested_error(
+        &open(&app, &format!("/share/{token}/nothing")).await,
+        404,
+        "NOT_FOUND",
+    );
 }
 
 #[rstest]
@@ -344,7 +393,13 @@ async fn a_token_has_a_budget_of_requests(
     assert!(wait >= 1);
     assert_eq!(a.headers["x-robots-tag"], "noindex, nofollow");
     // Another token has its own.
-    assert_eq!(open(&app, "/share/vpshare_other/report").await.status.as_u16(), 404);
+    assert_eq!(
+        open(&app, "/share/vpshare_other/report")
+            .await
+            .status
+            .as_u16(),
+        404
+    );
 }
 
 #[rstest]
@@ -361,14 +416,19 @@ async fn links_are_the_organizations_own(
     for a in [
         app.get(&links(&id), Some(&other)).await,
         app.post(&links(&id), &other, &json!({})).await,
-        app.delete(&format!("{}/{link_id}", links(&id)), &other).await,
+        app.delete(&format!("{}/{link_id}", links(&id)), &other)
+            .await,
     ] {
         assert_nested_error(&a, 404, "NOT_FOUND");
     }
     // A link under another campaign of the same organization: 404.
-    let a = app.post("/v1/campaigns", &key, &json!({"name": "Winter"})).await;
+    let a = app
+        .post("/v1/campaigns", &key, &json!({"name": "Winter"}))
+        .await;
     let winter = a.body["data"]["id"].as_str().unwrap().to_owned();
-    let a = app.delete(&format!("{}/{link_id}", links(&winter)), &key).await;
+    let a = app
+        .delete(&format!("{}/{link_id}", links(&winter)), &key)
+        .await;
     assert_nested_error(&a, 404, "NOT_FOUND");
     assert!(listed(&app, &key, &winter).await.is_empty());
     // Ids that are not UUIDs, or unknown ones: 404.
@@ -426,7 +486,13 @@ async fn bad_input_is_refused_and_writes_nothing(
         .unwrap();
     assert_nested_error(&TestApp::answer(a).await, 400, "VALIDATION_ERROR");
     // 200 characters are fine (counted as characters, not bytes).
-    make(&app, &key, &id, json!({"label": "ü".repeat(200), "expires_at": null, "show_spend": null})).await;
+    make(
+        &app,
+        &key,
+        &id,
+        json!({"label": "ü".repeat(200), "expires_at": null, "show_spend": null}),
+    )
+    .await;
     assert_eq!(listed(&app, &key, &id).await.len(), 1);
 }
 
@@ -441,22 +507,47 @@ async fn plans_and_roles_gate_the_writes(
     let somewhere = links(&uuid::Uuid::now_v7().to_string());
     let a = app.post(&somewhere, &free, &json!({})).await;
     assert_nested_error(&a, 402, "PAID_PLAN_REQUIRED");
-    let a = app.delete(&format!("{somewhere}/{}", uuid::Uuid::now_v7()), &free).await;
+    let a = app
+        .delete(&format!("{somewhere}/{}", uuid::Uuid::now_v7()), &free)
+        .await;
     assert_nested_error(&a, 402, "PAID_PLAN_REQUIRED");
     let t = team(&app).await;
-    let a = app.post("/v1/campaigns", &t.key, &json!({"name": "Launch"})).await;
+    let a = app
+        .post("/v1/campaigns", &t.key, &json!({"name": "Launch"}))
+        .await;
     let id = a.body["data"]["id"].as_str().unwrap().to_owned();
     let dash = format!("/dashboard/campaigns/{id}/share-links");
     // A viewer reads, cannot make or revoke.
-    let a = call(&app, Method::POST, &dash, &t.viewer, Some(&t.org), Some(&json!({}))).await;
+    let a = call(
+        &app,
+        Method::POST,
+        &dash,
+        &t.viewer,
+        Some(&t.org),
+        Some(&json!({})),
+    )
+    .await;
     assert_nested_error(&a, 403, "INSUFFICIENT_PERMISSIONS");
     let a = call(&app, Method::GET, &dash, &t.viewer, Some(&t.org), None).await;
     assert_eq!(a.status.as_u16(), 200, "{}", a.body);
     assert_eq!(a.body["data"], json!([]));
     // An editor makes and revokes.
-    let a = call(&app, Method::POST, &dash, &t.editor, Some(&t.org), Some(&json!({"show_spend": true}))).await;
+    let a = call(
+        &app,
+        Method::POST,
+        &dash,
+        &t.editor,
+        Some(&t.org),
+        Some(&json!({"show_spend": true})),
+    )
+    .await;
     assert_eq!(a.status.as_u16(), 201, "{}", a.body);
-    assert!(a.body["data"]["token"].as_str().unwrap().starts_with("vpshare_"));
+    assert!(
+        a.body["data"]["token"]
+            .as_str()
+            .unwrap()
+            .starts_with("vpshare_")
+    );
     let link_id = a.body["data"]["id"].as_str().unwrap().to_owned();
     let one = format!("{dash}/{link_id}");
     let a = call(&app, Method::DELETE, &one, &t.viewer, Some(&t.org), None).await;
@@ -473,14 +564,30 @@ async fn plans_and_roles_gate_the_writes(
         .add_member(OrgId(other), stranger_id, Role::Admin, app.clock.now())
         .await
         .unwrap();
-    let a = call(&app, Method::GET, &dash, &stranger, Some(&other.to_string()), None).await;
+    let a = call(
+        &app,
+        Method::GET,
+        &dash,
+        &stranger,
+        Some(&other.to_string()),
+        None,
+    )
+    .await;
     assert_nested_error(&a, 404, "NOT_FOUND");
     // The organization on the free plan: 402 for writes, the list answers.
     app.store
         .set_plan(OrgId(t.org.parse().unwrap()), Plan::Free, None, None)
         .await
         .unwrap();
-    let a = call(&app, Method::POST, &dash, &t.editor, Some(&t.org), Some(&json!({}))).await;
+    let a = call(
+        &app,
+        Method::POST,
+        &dash,
+        &t.editor,
+        Some(&t.org),
+        Some(&json!({})),
+    )
+    .await;
     assert_nested_error(&a, 402, "PAID_PLAN_REQUIRED");
     let a = call(&app, Method::GET, &dash, &t.viewer, Some(&t.org), None).await;
     assert_eq!(a.status.as_u16(), 200, "{}", a.body);

@@ -294,13 +294,21 @@ mod tests {
     #[test]
     fn labels_and_expiries_are_checked() {
         assert_eq!(checked_label(Some("  ")).unwrap(), None);
-        assert_eq!(checked_label(Some(" Acme ")).unwrap().as_deref(), Some("Acme"));
+        assert_eq!(
+            checked_label(Some(" Acme ")).unwrap().as_deref(),
+            Some("Acme")
+        );
         assert!(checked_label(Some(&"x".repeat(201))).is_err());
         assert!(checked_label(Some(&"ü".repeat(200))).is_ok());
         let now = Utc.with_ymd_and_hms(2026, 11, 27, 12, 0, 0).unwrap();
         assert_eq!(checked_expiry(None, now).unwrap(), None);
         assert!(checked_expiry(Some("2026-11-28T00:00:00+01:00"), now).is_ok());
-        for bad in ["2026-11-27T12:00:00Z", "2026-01-01T00:00:00Z", "tomorrow", "2026-12-01"] {
+        for bad in [
+            "2026-11-27T12:00:00Z",
+            "2026-01-01T00:00:00Z",
+            "tomorrow",
+            "2026-12-01",
+        ] {
             let e = checked_expiry(Some(bad), now).unwrap_err();
             assert_eq!(e.field.as_deref(), Some("expires_at"), "{bad}");
         }

@@ -300,8 +300,16 @@ pub async fn shared_report(
         campaign: SharedCampaign {
             name: report.campaign.name.clone(),
             client: report.campaign.client.clone(),
-            starts_on: report.campaign.starts_on.as_deref().and_then(|d| d.parse().ok()),
-            ends_on: report.campaign.ends_on.as_deref().and_then(|d| d.parse().ok()),
+            starts_on: report
+                .campaign
+                .starts_on
+                .as_deref()
+                .and_then(|d| d.parse().ok()),
+            ends_on: report
+                .campaign
+                .ends_on
+                .as_deref()
+                .and_then(|d| d.parse().ok()),
             target_views: report.campaign.target_views,
         },
         from: report.from,
