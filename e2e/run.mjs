@@ -1626,6 +1626,156 @@ try {
     }
   });
 
+  // ---- issue 38: a campaign's share link for a client.
+
+  let shareUrl;
+  await journey('share a campaign with a client, copy the link once, see its views', async () => {
+    // A campaign of its own, with known numbers: 300 flat + 10 per 1,000 of 2,000 views.
+    const imported = await importStats('share.csv', [
+      `tiktok,7400000000000000011,${at(D0, '10:00:00')},1000,100,10,0,0,share.a,Share A`,
+      `tiktok,7400000000000000011,${at(dayOffset(-58), '10:00:00')},5000,300,30,5,5,share.a,Share A`,
+      `tiktok,7400000000000000012,${at(dayOffset(-59), '10:00:00')},2000,50,5,0,0,share.b,Share B`,
+      `tiktok,7400000000000000012,${at(dayOffset(-57), '10:00:00')},4000,150,15,5,5,share.b,Share B`,
+    ]);
+    expect(imported.snapshots_imported === 4, `import: ${JSON.stringify(imported)}`);
+    const made = await apiFetch('POST', '/dashboard/campaigns', { name: 'Client share', client: 'Acme', starts_on: D0, ends_on: dayOffset(-51), budget: 1000, target_views: 12000, notes: 'Internal: renegotiate fee' });
+    expect(made.status === 201, `create: ${JSON.stringify(made.body)}`);
+    const campaign = made.body.data;
+    for (const [ext, body] of [['7400000000000000011', { campaign: 'Client share', budget: 300 }], ['7400000000000000012', { campaign: 'Client share', ecpm: 10 }]]) {
+      const v = await videoOf(ext);
+      const r = await apiFetch('PATCH', `/dashboard/videos/${v.video_id}`, body);
+      expect(r.status === 200, `PATCH: ${JSON.stringify(r.body)}`);
+    }
+    await visit(`/campaigns/${campaign.id}`);
+    const panel = page.locator('section', { hasText: 'Share with a client' });
+    await panel.getByText('No link yet.').waitFor();
+    await panel.getByLabel('Label').fill('Acme weekly call');
+    await panel.getByRole('button', { name: 'Create link' }).click();
+    const url = panel.locator('#share-url');
+    await url.waitFor();
+    shareUrl = await url.inputValue();
+    expect(shareUrl.startsWith(`${base}/share/vpshare_`), `the link: ${shareUrl}`);
+    await panel.getByRole('button', { name: 'Copy link' }).click();
+    const row = panel.locator('table tbody tr', { hasText: 'Acme weekly call' });
+    await row.waitFor();
+    expect((await row.textContent()).includes('Active'), `row: ${await row.textContent()}`);
+    // The list never shows the link again.
+    const listed = await apiFetch('GET', `/dashboard/campaigns/${campaign.id}/share-links`);
+    expect(!JSON.stringify(listed.body).includes('vpshare_'), 'the list shows no token');
+    await checkA11y('campaign with its share panel');
+    await shot('share-panel');
+    // Opened signed out, the page counts a view.
+    await signedOut(async () => {
+      await page.goto(shareUrl);
+      await settled();
+      await page.locator('#shared-views').waitFor();
+    });
+    await visit(`/campaigns/${campaign.id}`);
+    await waitFor('the view counted', async () => {
+      const cells = await page.locator('section', { hasText: 'Share with a client' }).locator('table tbody tr', { hasText: 'Acme weekly call' }).locator('td').allTextContents();
+      return cells.some((c) => c.trim() === '1');
+    });
+  });
+
+  await journey('the shared page: signed out, no spend, no notes, phone width, print', async () => {
+    expect(shareUrl, 'a link from the journey before');
+    await signedOut(async () => {
+      const answer = await page.goto(shareUrl);
+      expect(answer.status() === 200, `status ${answer.status()}`);
+      const headers = answer.headers();
+      expect(headers['x-robots-tag'] === 'noindex, nofollow', `X-Robots-Tag: ${headers['x-robots-tag']}`);
+      expect(headers['referrer-policy'] === 'no-referrer', `Referrer-Policy: ${headers['referrer-policy']}`);
+      expect((headers['content-security-policy'] || '').includes("frame-ancestors 'none'"), 'the app\'s CSP');
+      await settled();
+      expect((await heading()) === 'Client share', `heading: ${await heading()}`);
+      expect(await page.locator('#app-header').isHidden(), 'no navigation or sign-in');
+      const text = await page.locator('main').textContent();
+      expect(text.includes('Acme') && text.includes('6,000'), `headline: ${text.slice(0, 400)}`);
+      for (const hidden of ['Internal: renegotiate', '$320', 'Budget left', 'CPM', 'Money check', 'Summer launch']) {
+        expect(!text.includes(hidden), `the page shows “${hidden}”`);
+      }
+      const creators = await page.locator('section', { hasText: 'Creators' }).locator('table tbody tr').allTextContents();
+      expect(creators.length === 2 && creators[0].includes('@share.a'), `creators: ${creators}`);
+      const top = await page.locator('section', { hasText: 'Top videos' }).locator('table tbody tr').allTextContents();
+      expect(top.length === 2 && top[0].includes('Share A'), `top videos: ${top}`);
+      await checkA11y('shared page');
+      await shot('shared');
+      // The CSV: the server's, without the money.
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /^Download CSV/ }).click()]);
+      const csvText = await readFile(await download.path(), 'utf8');
+      expect(csvText.includes('share.a') && !csvText.includes('spend') && !csvText.includes('campaign_id'), `shared CSV: ${csvText.slice(0, 300)}`);
+      // Another period: the address keeps it.
+      await page.getByLabel('From').fill(dayOffset(-59));
+      await page.getByRole('button', { name: 'Show' }).click();
+      await settled();
+      await page.waitForURL(/from=/);
+      // Phone width: nothing scrolls sideways.
+      await page.setViewportSize({ width: 390, height: 844 });
+      try {
+        await page.reload();
+        await settled();
+        await page.locator('#shared-views').waitFor();
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+        expect(overflow <= 1, `the shared page scrolls sideways by ${overflow}px`);
+        await checkA11y('shared page on a phone');
+        await shot('shared');
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 800 });
+      }
+      // Print: no picker, no buttons, every table whole.
+      await page.emulateMedia({ media: 'print' });
+      try {
+        expect(await page.locator('.period-form').isHidden(), 'the picker is not printed');
+        expect((await page.locator('main button:visible').count()) === 0, 'no button is printed');
+        expect(await page.locator('.print-only table').first().isVisible(), 'the days\' table is printed');
+        await shot('shared-print');
+        await page.pdf({ path: path.join(shotDir, `${backend}-shared.pdf`), format: 'A4', printBackground: true });
+      } finally {
+        await page.emulateMedia({ media: 'screen' });
+      }
+    });
+  });
+
+  await journey('a revoked link opens nothing', async () => {
+    expect(shareUrl, 'a link from the journey before');
+    const campaigns = await apiFetch('GET', '/dashboard/campaigns?q=Client%20share');
+    const id = campaigns.body.data[0].id;
+    await visit(`/campaigns/${id}`);
+    const panel = page.locator('section', { hasText: 'Share with a client' });
+    const asked = [];
+    const onDialog = (d) => asked.push(d.message());
+    page.on('dialog', onDialog);
+    try {
+      await panel.getByRole('button', { name: 'Revoke “Acme weekly call”' }).click();
+      await page.locator('.toast', { hasText: 'Link revoked.' }).waitFor();
+    } finally {
+      page.off('dialog', onDialog);
+    }
+    expect(asked.length === 1 && asked[0].includes('Acme weekly call'), `confirm: ${asked}`);
+    await panel.locator('table tbody tr', { hasText: 'Revoked' }).waitFor();
+    await signedOut(async () => {
+      const messages = [];
+      const onConsole = (m) => messages.push(m);
+      page.on('console', onConsole);
+      let answer;
+      try {
+        answer = await page.goto(shareUrl);
+        await settled();
+        await page.getByRole('heading', { level: 1, name: 'This link does not work' }).waitFor();
+      } finally {
+        page.off('console', onConsole);
+      }
+      expect(answer.status() === 404, `status ${answer.status()}`);
+      const text = await page.locator('main').textContent();
+      expect(!text.includes('Client share') && !text.includes('Acme'), `the page names nothing: ${text}`);
+      await checkA11y('revoked link');
+      await shot('shared-revoked');
+      // The page's own 404 and its report's are the answers the link must have.
+      const logged = messages.filter((m) => !/status of 404/.test(m.text()));
+      expect(!logged.length, logged.map((m) => m.text()).join('; '));
+    });
+  });
+
   await journey('no console errors or CSP violations', async () => {
     expect(problems.length === 0, problems.join('\n'));
   });

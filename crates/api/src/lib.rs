@@ -29,6 +29,7 @@ pub mod openapi;
 pub mod rate_limit;
 pub mod record_cache;
 mod router;
+pub mod shared;
 pub mod sign_in;
 pub mod state;
 pub mod thumbnails;

@@ -48,6 +48,7 @@ pub fn docs<S: Clone + Send + Sync + 'static>(doc: utoipa::openapi::OpenApi) -> 
         (name = "campaigns", description = "Campaigns: named groups of videos with client, dates, budget, currency and target"),
         (name = "webhooks", description = "Signed event deliveries (Standard Webhooks): endpoints, delivery log, replay"),
         (name = "dashboard", description = "Dashboard API: organizations and team (JWT, or a web-app session)"),
+        (name = "shared", description = "Pages a campaign's share link opens, without sign-in: the token in the path is the key"),
         (name = "sign-in", description = "Web-app sign-in: passwords and sessions (the `vidpulse_session` cookie; state-changing requests also send `X-CSRF-Token`)"),
     )
 )]

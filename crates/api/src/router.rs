@@ -13,7 +13,7 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::error::{ApiError, ErrorCode};
 use crate::openapi::ApiDoc;
 use crate::state::AppState;
-use crate::{dashboard, health, metrics, middleware, sign_in, v1};
+use crate::{dashboard, health, metrics, middleware, shared, sign_in, v1};
 
 /// Largest request body accepted; larger answers 413 `PAYLOAD_TOO_LARGE`.
 pub const BODY_LIMIT: usize = 1024 * 1024;
@@ -46,6 +46,7 @@ fn routes_and_document() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(v1::router())
         .merge(dashboard::router())
         .merge(sign_in::router())
+        .merge(shared::router())
         .split_for_parts();
     crate::openapi::describe_errors(&mut doc);
     (api, doc)

@@ -177,6 +177,8 @@ pub struct SharedState {
     pub resets: ResetQueue,
     /// Thumbnails fetched from the platforms' image CDNs.
     pub thumbnails: Thumbnails,
+    /// Per-token budgets of the pages share links open.
+    pub share_throttle: crate::shared::ShareThrottle,
 }
 
 impl AppState {
@@ -210,6 +212,7 @@ impl AppState {
             passwords: Passwords::default(),
             sign_ins: SignInThrottle::default(),
             resets: ResetQueue::default(),
+            share_throttle: Default::default(),
         }))
     }
 }

@@ -62,6 +62,7 @@ pub mod recaps;
 pub mod refresh;
 mod rollup;
 pub mod sessions;
+pub mod share_links;
 mod sql;
 #[cfg(test)]
 mod sql_guard;
@@ -106,6 +107,7 @@ pub use recaps::{
 };
 pub use refresh::{DueVideo, ManualRead, RefreshAsk, RefreshStore, RefreshWrite};
 pub use sessions::{NewSession, Session, SessionStore};
+pub use share_links::{NewShareLink, ShareLink, ShareLinkStore};
 pub use thumbnails::{ThumbnailSource, ThumbnailStore};
 pub use usage::{UsageDay, UsageDelta, UsageStore};
 pub use users::{Member, MemberChange, Membership, OrgSettings, User, UserStore};
@@ -183,6 +185,7 @@ pub trait Store:
     + ThumbnailStore
     + CampaignStore
     + RecapStore
+    + ShareLinkStore
     + Send
     + Sync
     + std::fmt::Debug

@@ -59,7 +59,7 @@ pub const SESSION_COOKIE: &str = "vidpulse_session";
 /// The paths of the HTTP interfaces and the server's own documents: an
 /// unknown path at or under one of them is the API's JSON 404 whatever the
 /// client accepts, never the app's not-found page.
-pub const API_PREFIXES: [&str; 15] = [
+pub const API_PREFIXES: [&str; 16] = [
     "/v1",
     "/auth",
     "/organizations",
@@ -75,6 +75,7 @@ pub const API_PREFIXES: [&str; 15] = [
     "/readyz",
     "/metrics",
     "/assets",
+    "/share",
 ];
 
 /// The paths that answer the app's page (`index.html`); the client picks
@@ -208,6 +209,13 @@ fn index(headers: &HeaderMap) -> Response {
         .headers_mut()
         .insert(VARY, HeaderValue::from_static("cookie"));
     response
+}
+
+/// The app's page as a browser without a session gets it, whatever the
+/// request's cookies: the page a share link opens, which no session may
+/// see differently. Always the whole page (never a 304).
+pub fn signed_out_page() -> Response {
+    signed_out_index(&HeaderMap::new())
 }
 
 /// `index.html` with its marker saying `none`, under a tag of its own.

@@ -16,6 +16,7 @@ pub mod bloggers;
 pub mod campaigns;
 pub mod compare;
 pub mod recaps;
+pub mod share_links;
 pub mod top;
 pub mod videos;
 pub mod webhooks;

@@ -20,6 +20,7 @@ pub mod organizations;
 pub mod plan;
 pub mod recaps;
 pub mod settings;
+pub mod share_links;
 pub mod stats;
 pub mod tags;
 pub mod team;
@@ -49,6 +50,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(campaigns::router())
         .merge(campaign_report::router())
         .merge(recaps::router())
+        .merge(share_links::router())
 }
 
 #[cfg(test)]
@@ -90,7 +92,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(bodies, 33, "JSON request bodies of the dashboard API");
+        assert_eq!(bodies, 34, "JSON request bodies of the dashboard API");
         for name in ["InviteEntry", "InvitableRole"] {
             assert!(schemas.contains_key(name), "{name} is not registered");
         }

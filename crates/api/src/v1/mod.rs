@@ -10,6 +10,7 @@ pub mod bloggers;
 pub mod campaign_report;
 pub mod campaigns;
 pub mod export;
+pub mod share_links;
 pub mod top;
 pub mod trends;
 pub mod videos;
@@ -27,4 +28,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(webhooks::router())
         .merge(campaigns::router())
         .merge(campaign_report::router())
+        .merge(share_links::router())
 }

@@ -21,6 +21,7 @@ mod record_stamps;
 mod records;
 mod refresh;
 mod sessions;
+mod share_links;
 mod thumbnails;
 mod usage;
 mod users;

@@ -42,7 +42,7 @@ const V4: &str = "7000000000000000104";
 const V5: &str = "7000000000000000105";
 
 /// Day `D + n`.
-fn d(app: &TestApp, n: i64) -> NaiveDate {
+pub(crate) fn d(app: &TestApp, n: i64) -> NaiveDate {
     app.clock.now().date_naive() - Duration::days(12) + Duration::days(n)
 }
 
@@ -78,7 +78,7 @@ fn row(
 
 /// Imports the five videos into `org` and attaches them to their campaigns
 /// with their costs (the video PATCH).
-async fn with_videos(app: &TestApp, org: Uuid, key: &str) {
+pub(crate) async fn with_videos(app: &TestApp, org: Uuid, key: &str) {
     let tt = Platform::TikTok;
     let rows = vec![
         row(app, tt, V1, "Mira", (0, 6), 1_000),
@@ -116,7 +116,7 @@ async fn with_videos(app: &TestApp, org: Uuid, key: &str) {
 
 /// Creates the campaign "Launch" with `body`'s fields (the name attached by
 /// the PATCH above already made it: it is updated instead) and answers its id.
-async fn launch(app: &TestApp, key: &str, body: Value) -> String {
+pub(crate) async fn launch(app: &TestApp, key: &str, body: Value) -> String {
     let a = app.get("/v1/campaigns?q=launch", Some(key)).await;
     assert_eq!(a.status.as_u16(), 200, "{}", a.body);
     let id = a.body["data"][0]["id"].as_str().unwrap().to_owned();
@@ -125,7 +125,7 @@ async fn launch(app: &TestApp, key: &str, body: Value) -> String {
     id
 }
 
-fn launch_fields(app: &TestApp) -> Value {
+pub(crate) fn launch_fields(app: &TestApp) -> Value {
     json!({
         "budget": 1000, "currency": "EUR", "target_views": 50_000,
         "starts_on": d(app, 2).to_string(), "ends_on": d(app, 6).to_string(),

@@ -33,6 +33,7 @@ mod recaps;
 mod receiver;
 mod refresh;
 mod requests;
+mod share_links;
 mod sign_in;
 mod simulated;
 mod stats;

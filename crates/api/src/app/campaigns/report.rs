@@ -378,6 +378,16 @@ pub const CSV_COLUMNS: [&str; 24] = [
 pub fn report_csv(report: &CampaignReport) -> Result<Vec<u8>, ApiError> {
     let mut w = export::csv_writer();
     export::write_row(&mut w, CSV_COLUMNS)?;
+    for row in report_rows(report) {
+        export::write_row(&mut w, &row)?;
+    }
+    export::csv_bytes(w)
+}
+
+/// The cells of the CSV's rows under [`CSV_COLUMNS`], header excluded (a
+/// shared link's CSV leaves some columns out).
+pub fn report_rows(report: &CampaignReport) -> Vec<Vec<String>> {
+    let mut rows = Vec::with_capacity(report.creators.len() + 1);
     let c = &report.campaign;
     let id = c.id.to_string();
     let lead = |row: &str| {
@@ -413,7 +423,7 @@ pub fn report_csv(report: &CampaignReport) -> Result<Vec<u8>, ApiError> {
         row.push(number(ratio(creator.spend, engagements(&m))));
         row.push(number(ratio(engagements(&m) as f64, m.views)));
         row.extend([String::new(), String::new(), String::new(), String::new()]);
-        export::write_row(&mut w, &row)?;
+        rows.push(row);
     }
     let mut row = lead("total");
     row.extend([String::new(), String::new()]);
@@ -428,8 +438,8 @@ pub fn report_csv(report: &CampaignReport) -> Result<Vec<u8>, ApiError> {
     row.push(number(report.budget_left));
     row.push(number(c.target_views));
     row.push(number(report.target_progress));
-    export::write_row(&mut w, &row)?;
-    export::csv_bytes(w)
+    rows.push(row);
+    rows
 }
 
 #[cfg(test)]

@@ -3,11 +3,12 @@
 // create, edit, archive and delete; and one campaign's page: the money
 // first (spend, budget left, CPM, CPE, engagement rate, target progress,
 // from GET /dashboard/campaigns/{id}/report), then per day, the top videos
-// and the creators with their cost and CPM. Every total counts a video
-// from its first reading (`baseline=tracking`).
+// and the creators with their cost and CPM, and its share links for
+// clients (made, copied once, listed with their views, revoked). Every
+// total counts a video from its first reading (`baseline=tracking`).
 import { get, post, patch, del, can } from '../api.js';
 import { h, clear, fill, field, select, errorBox, errorText, busy, pageHeader, section, notice, toast } from '../dom.js';
-import { t, num, date, dateRange } from '../i18n.js';
+import { t, num, date, dateRange, dateTime } from '../i18n.js';
 import { dataTable } from '../table.js';
 import { barChart } from '../charts.js';
 import { platformLabel, metricLabel, METRICS } from '../labels.js';
@@ -494,6 +495,134 @@ function creatorsTable(report, c, query) {
   );
 }
 
+// ------------------------------------------------------------------ share links
+
+/** A link's state now: active, revoked or expired. */
+export function linkState(link, now = new Date()) {
+  if (link.revoked_at) return 'revoked';
+  if (link.expires_at && new Date(link.expires_at) <= now) return 'expired';
+  return 'active';
+}
+
+function linkStateLabel(state) {
+  switch (state) {
+    case 'active':
+      return t('share.state_active');
+    case 'revoked':
+      return t('share.state_revoked');
+    default:
+      return t('share.state_expired');
+  }
+}
+
+/** The link just made, shown this once, with a copy button. */
+function madeLink(link) {
+  const input = h('input', { type: 'text', id: 'share-url', readonly: true, value: link.url, class: 'share-url' });
+  const copy = h('button', { type: 'button', class: 'btn btn-small', id: 'share-copy' }, t('share.copy'));
+  copy.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(link.url);
+      toast(t('share.copied'));
+    } catch (_) {
+      input.select();
+      toast(t('share.copy_failed'), 'error');
+    }
+  });
+  return h('div', { class: 'alert alert-warn', role: 'status' }, h('p', null, h('strong', null, t('share.shown_once'))), field(t('share.link_label'), input), h('div', { class: 'actions' }, copy));
+}
+
+/**
+ * "Share with a client": the campaign's links (any member sees them, with
+ * their views), a form that makes one and a revoke button (editors).
+ */
+function sharePanel(c) {
+  const base = `/dashboard/campaigns/${encodeURIComponent(c.id)}/share-links`;
+  const editor = can('editor');
+  const listSlot = h('div');
+  const made = h('div', { 'aria-live': 'polite' });
+  let form = null;
+  if (editor) {
+    const label = h('input', { type: 'text', id: 'share-label', maxlength: 200, autocomplete: 'off' });
+    const expires = h('input', { type: 'date', id: 'share-expires' });
+    const spend = h('input', { type: 'checkbox', id: 'share-spend' });
+    const create = h('button', { type: 'submit', class: 'btn btn-primary' }, t('share.create'));
+    form = h(
+      'form',
+      { class: 'inline-form share-form', 'aria-label': t('share.create') },
+      field(t('share.label'), label, t('share.label_hint')),
+      field(t('share.expires'), expires, t('share.expires_hint')),
+      h('div', { class: 'checkbox' }, spend, h('label', { for: spend.id }, t('share.show_spend'))),
+      h('div', { class: 'actions' }, create),
+    );
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      clear(made);
+      if (expires.value && expires.value < new Date().toISOString().slice(0, 10)) {
+        made.append(h('div', { class: 'alert alert-error', role: 'alert' }, t('share.bad_expiry')));
+        return;
+      }
+      await busy(create, async () => {
+        try {
+          const body = { label: label.value.trim() || null, show_spend: spend.checked };
+          if (expires.value) body.expires_at = `${expires.value}T23:59:59Z`;
+          const link = await post(base, body);
+          label.value = '';
+          expires.value = '';
+          spend.checked = false;
+          made.append(madeLink(link));
+          load();
+        } catch (e) {
+          made.append(errorBox(e));
+        }
+      });
+    });
+  }
+
+  async function load() {
+    let links;
+    try {
+      links = await get(base);
+    } catch (e) {
+      fill(listSlot, errorBox(e));
+      return;
+    }
+    const columns = [
+      { key: 'label', label: t('share.col_label'), header: true, cell: (l) => l.label || t('share.no_label') },
+      { key: 'show_spend', label: t('share.col_spend'), cell: (l) => (l.show_spend ? t('share.yes') : t('share.no')) },
+      { key: 'created_at', label: t('share.col_created'), cell: (l) => dateTime(l.created_at) },
+      { key: 'expires_at', label: t('share.col_expires'), cell: (l) => (l.expires_at ? dateTime(l.expires_at) : t('share.never')) },
+      { key: 'views', label: t('share.col_views'), numeric: true, cell: (l) => num(l.views) },
+      { key: 'last_viewed_at', label: t('share.col_last_viewed'), cell: (l) => dateTime(l.last_viewed_at) },
+      { key: 'state', label: t('share.col_state'), cell: (l) => linkStateLabel(linkState(l)) },
+    ];
+    if (editor) columns.push({ key: 'actions', label: t('share.col_actions'), cell: revokeButton });
+    fill(listSlot, dataTable({ caption: t('share.list_title'), hideCaption: true, empty: t('share.none'), columns, rows: links, rowAttrs: (l) => ({ 'data-link': l.id }) }));
+  }
+
+  function revokeButton(l) {
+    if (l.revoked_at) return '';
+    const name = l.label || t('share.no_label');
+    const revoke = h('button', { type: 'button', class: 'btn btn-small btn-danger', 'aria-label': t('share.revoke_one', { label: name }) }, t('share.revoke'));
+    revoke.addEventListener('click', () => {
+      if (!window.confirm(t('share.revoke_confirm', { label: name }))) return;
+      busy(revoke, async () => {
+        try {
+          await del(`${base}/${encodeURIComponent(l.id)}`);
+          toast(t('share.revoked'));
+          clear(made);
+          load();
+        } catch (e) {
+          toast(errorText(e), 'error');
+        }
+      });
+    });
+    return revoke;
+  }
+
+  load();
+  return section(t('share.title'), h('p', { class: 'hint' }, t('share.intro')), form, made, listSlot);
+}
+
 async function campaignPage(main, id, query, ctx) {
   const c = await get(`/dashboard/campaigns/${encodeURIComponent(id)}`);
   if (!ctx.isCurrent()) return;
@@ -518,7 +647,7 @@ async function campaignPage(main, id, query, ctx) {
   const reset = h('button', { type: 'button', class: 'btn' }, t('campaigns.campaign_dates'));
   const form = h('form', { class: 'inline-form period-form', 'aria-label': t('campaigns.period') }, field(t('campaigns.from'), from), field(t('campaigns.to'), to), h('div', { class: 'actions' }, show, reset));
   const results = h('div');
-  main.append(form, results);
+  main.append(form, results, sharePanel(c));
   form.addEventListener('submit', (e) => {
     e.preventDefault();
     run();
