@@ -45,6 +45,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
+pub mod alerts;
 pub mod analytics;
 mod backend;
 pub mod bloggers;
@@ -73,6 +74,7 @@ pub mod users;
 pub mod videos;
 pub mod webhooks;
 
+pub use alerts::AlertStore;
 pub use analytics::{AnalyticsRow, AnalyticsStore, DayIncrement, DayIncrementQuery};
 pub use bloggers::{
     BloggerStore, BloggerSummary, CreatorGroup, GroupInto, Grouped, KnownCreator, ProfileRef,
@@ -177,6 +179,7 @@ pub trait Store:
     + WebhookStore
     + ThumbnailStore
     + CampaignStore
+    + AlertStore
     + Send
     + Sync
     + std::fmt::Debug

@@ -79,7 +79,7 @@ pub const API_PREFIXES: [&str; 15] = [
 
 /// The paths that answer the app's page (`index.html`); the client picks
 /// the view from the path.
-pub const PAGES: [&str; 13] = [
+pub const PAGES: [&str; 14] = [
     "/",
     "/sign-in",
     "/set-password",
@@ -89,6 +89,7 @@ pub const PAGES: [&str; 13] = [
     "/campaigns",
     "/campaigns/{id}",
     "/creators",
+    "/alerts",
     "/team",
     "/settings",
     "/usage",

@@ -6,6 +6,7 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::state::AppState;
 
 pub mod access;
+pub mod alerts;
 pub mod api_keys;
 pub mod blogger_add;
 pub mod blogger_followers;
@@ -47,6 +48,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(webhooks::router())
         .merge(campaigns::router())
         .merge(campaign_report::router())
+        .merge(alerts::router())
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::state::AppState;
 
 pub mod account;
+pub mod alerts;
 pub mod analytics;
 pub mod bloggers;
 pub mod campaign_report;
@@ -27,4 +28,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(webhooks::router())
         .merge(campaigns::router())
         .merge(campaign_report::router())
+        .merge(alerts::router())
 }
