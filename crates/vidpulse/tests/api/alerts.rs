@@ -235,7 +235,7 @@ async fn bad_alert_rules_are_refused_and_write_nothing(
         assert_eq!(a.body["error"]["field"], field, "{body} → {}", a.body);
     }
     let a = app
-        .send_raw(Method::POST, ALERTS, &key, "{\"name\": ")
+        .send_raw(Method::POST, ALERTS, Some(&key), "application/json", "{\"name\": ")
         .await;
     assert_eq!(a.status.as_u16(), 400, "{}", a.body);
     assert_eq!(app.get(ALERTS, Some(&key)).await.body["data"], json!([]));
@@ -289,7 +289,7 @@ async fn each_video_kind_fires_once_and_is_delivered(
         let id = format!("71000000000000001{n}0");
         let published = t0 - day * (20 + n);
         before.push(line(&id, "mira", published, published + day, 100));
-        before.push(line(&id, "mira", published + day * 3, published + day * 3, 200 + n));
+        before.push(line(&id, "mira", published, published + day * 3, 200 + i64::from(n)));
     }
     import_lines(&app, &org, &before).await;
 
