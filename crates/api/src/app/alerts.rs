@@ -732,7 +732,7 @@ mod tests {
     #[test]
     fn params_are_checked_by_kind() {
         let ok = |k: &str, p: Value| checked_params(k, &p).unwrap();
-        let err = |k: &str, p: Value| checked_params(k, &p).unwrap_err().field.unwrap_or_default();
+        let err = |k: &str, p: Value| checked_params(k, &p).unwrap_err().field.clone().unwrap_or_default();
         assert_eq!(
             ok("views_milestone", json!({"thresholds": [10, 100]})),
             json!({"thresholds": [10, 100]})

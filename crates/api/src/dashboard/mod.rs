@@ -90,7 +90,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(bodies, 31, "JSON request bodies of the dashboard API");
+        assert_eq!(bodies, 33, "JSON request bodies of the dashboard API");
         for name in ["InviteEntry", "InvitableRole"] {
             assert!(schemas.contains_key(name), "{name} is not registered");
         }
