@@ -16,8 +16,8 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use vidpulse_notify::ChatKind;
-use vidpulse_store::alerts::{AlertRule, AlertVideo, DueAlertSend, NewAlertEvent};
 use vidpulse_store::StoreError;
+use vidpulse_store::alerts::{AlertRule, AlertVideo, DueAlertSend, NewAlertEvent};
 
 use crate::{NotifyContext, Tick};
 
@@ -57,7 +57,11 @@ pub async fn tick(ctx: &NotifyContext) -> Result<Tick, StoreError> {
         ctx.store.alert_rule_evaluated(rule.id, now).await?;
     }
     done += deliver(ctx).await?;
-    Ok(if done == 0 { Tick::Idle } else { Tick::Worked(done) })
+    Ok(if done == 0 {
+        Tick::Idle
+    } else {
+        Tick::Worked(done)
+    })
 }
 
 /// Runs a pass at start and every [`INTERVAL`] until `shutdown`.
@@ -181,7 +185,7 @@ fn number(n: i64) -> String {
     let digits = n.unsigned_abs().to_string();
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);
@@ -290,7 +294,11 @@ async fn video_firings(
                     threshold_key: t.to_string(),
                     what: format!("a video passed {} views", number(t)),
                     lines: [
-                        vec![format!("Views: {} (milestone {})", number(latest), number(t))],
+                        vec![format!(
+                            "Views: {} (milestone {})",
+                            number(latest),
+                            number(t)
+                        )],
                         video_lines(ctx, video),
                     ]
                     .concat(),
@@ -357,7 +365,7 @@ fn median(values: &mut [i64]) -> Option<f64> {
     let n = values.len();
     match n {
         0 => None,
-        _ if n % 2 == 1 => Some(values[n / 2] as f64),
+        _ if !n.is_multiple_of(2) => Some(values[n / 2] as f64),
         _ => Some((values[n / 2 - 1] + values[n / 2]) as f64 / 2.0),
     }
 }

@@ -351,7 +351,9 @@ fn checked_thresholds(params: &Map<String, Value>) -> Result<Value, ApiError> {
             _ => {
                 return Err(ApiError::validation(
                     &format!("{field}[{i}]"),
-                    format!("`{field}` must be whole numbers of 1 or more, each greater than the one before"),
+                    format!(
+                        "`{field}` must be whole numbers of 1 or more, each greater than the one before"
+                    ),
                 ));
             }
         }
@@ -455,7 +457,10 @@ async fn checked_channels(
         if let Some(key) = keys.iter().find(|k| !allowed.contains(k)) {
             return Err(ApiError::validation(
                 &format!("{at}.{key}"),
-                format!("unknown field `{key}` of a {kind} channel; known: {}", allowed.join(", ")),
+                format!(
+                    "unknown field `{key}` of a {kind} channel; known: {}",
+                    allowed.join(", ")
+                ),
             ));
         }
         match kind {
@@ -467,7 +472,9 @@ async fn checked_channels(
                 else {
                     return Err(ApiError::validation(
                         &format!("{at}.to"),
-                        format!("`{at}.to` must be an array of 1 to {MAX_RECIPIENTS} members' user ids or e-mail addresses"),
+                        format!(
+                            "`{at}.to` must be an array of 1 to {MAX_RECIPIENTS} members' user ids or e-mail addresses"
+                        ),
                     ));
                 };
                 let mut ids: Vec<String> = Vec::new();
@@ -510,8 +517,7 @@ async fn checked_channels(
                 let url = match kept {
                     Some(kept) => kept.to_owned(),
                     None => {
-                        if let Some(why) = refused_chat_url(url, app.config.webhook_allow_private)
-                        {
+                        if let Some(why) = refused_chat_url(url, app.config.webhook_allow_private) {
                             return Err(ApiError::validation(
                                 &field,
                                 format!("`{field}` is refused: {why}"),
@@ -553,9 +559,10 @@ pub(crate) fn alert_id(path: Result<PathParam, ApiError>) -> Result<Uuid, ApiErr
 fn refused(refusal: AlertRefusal) -> ApiError {
     match refusal {
         AlertRefusal::NotFound => alert_not_found(),
-        AlertRefusal::CampaignNotFound => {
-            ApiError::validation("campaign_id", "`campaign_id` is not a campaign of the organization")
-        }
+        AlertRefusal::CampaignNotFound => ApiError::validation(
+            "campaign_id",
+            "`campaign_id` is not a campaign of the organization",
+        ),
         AlertRefusal::TooMany => ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             ErrorCode::ValidationError,
@@ -591,7 +598,11 @@ pub(crate) async fn create_alert(
         channels,
         enabled: body.enabled.unwrap_or(true),
     };
-    match app.store.create_alert_rule(org, new, app.clock.now()).await? {
+    match app
+        .store
+        .create_alert_rule(org, new, app.clock.now())
+        .await?
+    {
         Ok(rule) => Ok(rule.into()),
         Err(refusal) => Err(refused(refusal)),
     }
@@ -617,7 +628,11 @@ async fn rule_of(app: &AppState, org: OrgId, id: Uuid) -> Result<AlertRule, ApiE
 }
 
 /// `org`'s rule `id`, as shown.
-pub(crate) async fn read_alert(app: &AppState, org: OrgId, id: Uuid) -> Result<AlertView, ApiError> {
+pub(crate) async fn read_alert(
+    app: &AppState,
+    org: OrgId,
+    id: Uuid,
+) -> Result<AlertView, ApiError> {
     Ok(rule_of(app, org, id).await?.into())
 }
 
@@ -666,7 +681,11 @@ pub(crate) async fn update_alert(
 }
 
 /// Deletes `org`'s rule `id` and its firings.
-pub(crate) async fn delete_alert(app: &AppState, org: OrgId, id: Uuid) -> Result<Deleted, ApiError> {
+pub(crate) async fn delete_alert(
+    app: &AppState,
+    org: OrgId,
+    id: Uuid,
+) -> Result<Deleted, ApiError> {
     if !app.store.delete_alert_rule(org, id).await? {
         return Err(alert_not_found());
     }
@@ -732,7 +751,13 @@ mod tests {
     #[test]
     fn params_are_checked_by_kind() {
         let ok = |k: &str, p: Value| checked_params(k, &p).unwrap();
-        let err = |k: &str, p: Value| checked_params(k, &p).unwrap_err().field.clone().unwrap_or_default();
+        let err = |k: &str, p: Value| {
+            checked_params(k, &p)
+                .unwrap_err()
+                .field
+                .clone()
+                .unwrap_or_default()
+        };
         assert_eq!(
             ok("views_milestone", json!({"thresholds": [10, 100]})),
             json!({"thresholds": [10, 100]})
@@ -742,7 +767,10 @@ mod tests {
             "params.thresholds[1]"
         );
         assert_eq!(err("views_milestone", json!({})), "params.thresholds");
-        assert_eq!(err("velocity", json!({"views": 5, "hours": 169})), "params.hours");
+        assert_eq!(
+            err("velocity", json!({"views": 5, "hours": 169})),
+            "params.hours"
+        );
         assert_eq!(
             ok("outlier", json!({"factor": 3})),
             json!({"factor": 3.0, "min_videos": 5})

@@ -142,7 +142,10 @@ async fn delete(
 ) -> Result<Json<Envelope<Deleted>>, ApiError> {
     auth.require_paid_plan(&app.config.upgrade_url)?;
     let id = alert_id(path)?;
-    Ok(ok(delete_alert(&app, auth.org.id, id).await?, Meta::of(&ctx)))
+    Ok(ok(
+        delete_alert(&app, auth.org.id, id).await?,
+        Meta::of(&ctx),
+    ))
 }
 
 /// A rule's firings, newest first, each with its sends; the page in

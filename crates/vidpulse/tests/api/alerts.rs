@@ -54,7 +54,10 @@ async fn create(app: &TestApp, key: &str, body: Value) -> Value {
 /// The firings of rule `id`.
 async fn events(app: &TestApp, key: &str, id: &Value) -> Vec<Value> {
     let a = app
-        .get(&format!("{ALERTS}/{}/events", id.as_str().unwrap()), Some(key))
+        .get(
+            &format!("{ALERTS}/{}/events", id.as_str().unwrap()),
+            Some(key),
+        )
         .await;
     assert_eq!(a.status.as_u16(), 200, "{}", a.body);
     a.body["data"].as_array().unwrap().clone()
@@ -138,7 +141,15 @@ async fn alert_rules_are_created_listed_changed_and_deleted(
     // Listed and read on both interfaces, by any member.
     let listed = app.get(ALERTS, Some(&key)).await;
     assert_eq!(listed.body["data"].as_array().unwrap().len(), 1);
-    let seen = call(&app, Method::GET, "/dashboard/alerts", &viewer, Some(&org), None).await;
+    let seen = call(
+        &app,
+        Method::GET,
+        "/dashboard/alerts",
+        &viewer,
+        Some(&org),
+        None,
+    )
+    .await;
     assert_eq!(seen.status.as_u16(), 200, "{}", seen.body);
     assert_eq!(seen.body["data"][0]["id"], id);
     assert_eq!(app.get(&path, Some(&key)).await.body["data"], rule);
@@ -155,23 +166,56 @@ async fn alert_rules_are_created_listed_changed_and_deleted(
     assert_eq!(a.status.as_u16(), 200, "{}", a.body);
     assert_eq!(a.body["data"]["name"], "Hits");
     assert_eq!(a.body["data"]["enabled"], false);
-    let saved = app.store.alert_rule(vidpulse_domain::OrgId(org.parse().unwrap()), id.parse().unwrap()).await.unwrap().unwrap();
+    let saved = app
+        .store
+        .alert_rule(
+            vidpulse_domain::OrgId(org.parse().unwrap()),
+            id.parse().unwrap(),
+        )
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(saved.channels, json!([{"type": "slack", "url": slack}]));
 
     // Editors write on the dashboard; viewers do not.
     let body = json!({"name": "Gone", "kind": "video_unavailable",
                       "channels": [{"type": "webhooks"}]});
-    let a = call(&app, Method::POST, "/dashboard/alerts", &viewer, Some(&org), Some(&body)).await;
+    let a = call(
+        &app,
+        Method::POST,
+        "/dashboard/alerts",
+        &viewer,
+        Some(&org),
+        Some(&body),
+    )
+    .await;
     assert_nested_error(&a, 403, "INSUFFICIENT_PERMISSIONS");
-    let a = call(&app, Method::POST, "/dashboard/alerts", &editor, Some(&org), Some(&body)).await;
+    let a = call(
+        &app,
+        Method::POST,
+        "/dashboard/alerts",
+        &editor,
+        Some(&org),
+        Some(&body),
+    )
+    .await;
     assert_eq!(a.status.as_u16(), 201, "{}", a.body);
     assert_eq!(a.body["data"]["params"], json!({}));
 
     // Another organization's rule is not found, like an unknown one.
-    for p in [path.clone(), format!("{path}/events"), format!("{ALERTS}/{}", Uuid::new_v4()), format!("{ALERTS}/nope")] {
+    for p in [
+        path.clone(),
+        format!("{path}/events"),
+        format!("{ALERTS}/{}", Uuid::new_v4()),
+        format!("{ALERTS}/nope"),
+    ] {
         assert_nested_error(&app.get(&p, Some(&other)).await, 404, "NOT_FOUND");
     }
-    assert_nested_error(&app.patch(&path, &other, &json!({"enabled": true})).await, 404, "NOT_FOUND");
+    assert_nested_error(
+        &app.patch(&path, &other, &json!({"enabled": true})).await,
+        404,
+        "NOT_FOUND",
+    );
     assert_nested_error(&app.delete(&path, &other).await, 404, "NOT_FOUND");
 
     // Deleted.
@@ -179,12 +223,22 @@ async fn alert_rules_are_created_listed_changed_and_deleted(
     assert_eq!(a.status.as_u16(), 200, "{}", a.body);
     assert_eq!(a.body["data"], json!({"id": id, "deleted": true}));
     assert_nested_error(&app.get(&path, Some(&key)).await, 404, "NOT_FOUND");
-    assert_eq!(app.get(ALERTS, Some(&key)).await.body["data"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        app.get(ALERTS, Some(&key)).await.body["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
 
     // The free plan reads but does not write.
     let (_, free) = app.org_with_key(Plan::Free).await;
     assert_eq!(app.get(ALERTS, Some(&free)).await.status.as_u16(), 200);
-    assert_nested_error(&app.post(ALERTS, &free, &body).await, 402, "PAID_PLAN_REQUIRED");
+    assert_nested_error(
+        &app.post(ALERTS, &free, &body).await,
+        402,
+        "PAID_PLAN_REQUIRED",
+    );
 }
 
 #[rstest]
@@ -201,33 +255,141 @@ async fn bad_alert_rules_are_refused_and_write_nothing(
     let theirs = theirs.body["data"]["id"].clone();
     let hook = json!([{"type": "webhooks"}]);
     let cases = [
-        (json!({"kind": "velocity", "params": {"views": 1, "hours": 1}, "channels": hook}), 400, "name"),
-        (json!({"name": 5, "kind": "velocity", "channels": hook}), 400, "name"),
-        (json!({"name": " ", "kind": "velocity", "channels": hook}), 400, "name"),
-        (json!({"name": "x".repeat(201), "kind": "video_unavailable", "channels": hook}), 400, "name"),
-        (json!({"name": "a", "kind": "likes", "channels": hook}), 400, "kind"),
-        (json!({"name": "a", "kind": "views_milestone", "params": {"thresholds": []}, "channels": hook}), 400, "params.thresholds"),
-        (json!({"name": "a", "kind": "views_milestone", "params": {"thresholds": [10, 5]}, "channels": hook}), 400, "params.thresholds[1]"),
-        (json!({"name": "a", "kind": "views_milestone", "params": {"thresholds": ["10"]}, "channels": hook}), 400, "params.thresholds[0]"),
-        (json!({"name": "a", "kind": "views_milestone", "params": {"thresholds": (1..=21).collect::<Vec<i64>>()}, "channels": hook}), 400, "params.thresholds"),
-        (json!({"name": "a", "kind": "velocity", "params": {"views": 10, "hours": 0}, "channels": hook}), 400, "params.hours"),
-        (json!({"name": "a", "kind": "velocity", "params": {"views": 0, "hours": 2}, "channels": hook}), 400, "params.views"),
-        (json!({"name": "a", "kind": "outlier", "params": {"factor": 1}, "channels": hook}), 400, "params.factor"),
-        (json!({"name": "a", "kind": "outlier", "params": {"factor": 3, "min_videos": 2}, "channels": hook}), 400, "params.min_videos"),
-        (json!({"name": "a", "kind": "video_unavailable", "params": {"x": 1}, "channels": hook}), 400, "params.x"),
-        (json!({"name": "a", "kind": "video_unavailable", "params": [1], "channels": hook}), 400, "params"),
-        (json!({"name": "a", "kind": "video_unavailable"}), 400, "channels"),
-        (json!({"name": "a", "kind": "video_unavailable", "channels": []}), 400, "channels"),
-        (json!({"name": "a", "kind": "video_unavailable", "channels": [{"type": "sms"}]}), 400, "channels[0].type"),
-        (json!({"name": "a", "kind": "video_unavailable", "channels": [{"type": "webhooks"}, {"type": "webhooks"}]}), 400, "channels[1]"),
-        (json!({"name": "a", "kind": "video_unavailable", "channels": [{"type": "slack", "url": "ftp://example.com/x"}]}), 400, "channels[0].url"),
-        (json!({"name": "a", "kind": "video_unavailable", "channels": [{"type": "discord"}]}), 400, "channels[0].url"),
-        (json!({"name": "a", "kind": "video_unavailable", "channels": [{"type": "email", "to": []}]}), 400, "channels[0].to"),
-        (json!({"name": "a", "kind": "video_unavailable", "channels": [{"type": "email", "to": ["ed@example.com", "stranger@example.com"]}]}), 422, "channels[0].to[1]"),
-        (json!({"name": "a", "kind": "video_unavailable", "channels": hook, "campaign_id": theirs}), 400, "campaign_id"),
-        (json!({"name": "a", "kind": "video_unavailable", "channels": hook, "campaign_id": "nope"}), 400, "campaign_id"),
-        (json!({"name": "a", "kind": "video_unavailable", "channels": hook, "enabled": "yes"}), 400, "enabled"),
-        (json!({"name": "a", "kind": "video_unavailable", "channels": hook, "colour": 1}), 400, "colour"),
+        (
+            json!({"kind": "velocity", "params": {"views": 1, "hours": 1}, "channels": hook}),
+            400,
+            "name",
+        ),
+        (
+            json!({"name": 5, "kind": "velocity", "channels": hook}),
+            400,
+            "name",
+        ),
+        (
+            json!({"name": " ", "kind": "velocity", "channels": hook}),
+            400,
+            "name",
+        ),
+        (
+            json!({"name": "x".repeat(201), "kind": "video_unavailable", "channels": hook}),
+            400,
+            "name",
+        ),
+        (
+            json!({"name": "a", "kind": "likes", "channels": hook}),
+            400,
+            "kind",
+        ),
+        (
+            json!({"name": "a", "kind": "views_milestone", "params": {"thresholds": []}, "channels": hook}),
+            400,
+            "params.thresholds",
+        ),
+        (
+            json!({"name": "a", "kind": "views_milestone", "params": {"thresholds": [10, 5]}, "channels": hook}),
+            400,
+            "params.thresholds[1]",
+        ),
+        (
+            json!({"name": "a", "kind": "views_milestone", "params": {"thresholds": ["10"]}, "channels": hook}),
+            400,
+            "params.thresholds[0]",
+        ),
+        (
+            json!({"name": "a", "kind": "views_milestone", "params": {"thresholds": (1..=21).collect::<Vec<i64>>()}, "channels": hook}),
+            400,
+            "params.thresholds",
+        ),
+        (
+            json!({"name": "a", "kind": "velocity", "params": {"views": 10, "hours": 0}, "channels": hook}),
+            400,
+            "params.hours",
+        ),
+        (
+            json!({"name": "a", "kind": "velocity", "params": {"views": 0, "hours": 2}, "channels": hook}),
+            400,
+            "params.views",
+        ),
+        (
+            json!({"name": "a", "kind": "outlier", "params": {"factor": 1}, "channels": hook}),
+            400,
+            "params.factor",
+        ),
+        (
+            json!({"name": "a", "kind": "outlier", "params": {"factor": 3, "min_videos": 2}, "channels": hook}),
+            400,
+            "params.min_videos",
+        ),
+        (
+            json!({"name": "a", "kind": "video_unavailable", "params": {"x": 1}, "channels": hook}),
+            400,
+            "params.x",
+        ),
+        (
+            json!({"name": "a", "kind": "video_unavailable", "params": [1], "channels": hook}),
+            400,
+            "params",
+        ),
+        (
+            json!({"name": "a", "kind": "video_unavailable"}),
+            400,
+            "channels",
+        ),
+        (
+            json!({"name": "a", "kind": "video_unavailable", "channels": []}),
+            400,
+            "channels",
+        ),
+        (
+            json!({"name": "a", "kind": "video_unavailable", "channels": [{"type": "sms"}]}),
+            400,
+            "channels[0].type",
+        ),
+        (
+            json!({"name": "a", "kind": "video_unavailable", "channels": [{"type": "webhooks"}, {"type": "webhooks"}]}),
+            400,
+            "channels[1]",
+        ),
+        (
+            json!({"name": "a", "kind": "video_unavailable", "channels": [{"type": "slack", "url": "ftp://example.com/x"}]}),
+            400,
+            "channels[0].url",
+        ),
+        (
+            json!({"name": "a", "kind": "video_unavailable", "channels": [{"type": "discord"}]}),
+            400,
+            "channels[0].url",
+        ),
+        (
+            json!({"name": "a", "kind": "video_unavailable", "channels": [{"type": "email", "to": []}]}),
+            400,
+            "channels[0].to",
+        ),
+        (
+            json!({"name": "a", "kind": "video_unavailable", "channels": [{"type": "email", "to": ["ed@example.com", "stranger@example.com"]}]}),
+            422,
+            "channels[0].to[1]",
+        ),
+        (
+            json!({"name": "a", "kind": "video_unavailable", "channels": hook, "campaign_id": theirs}),
+            400,
+            "campaign_id",
+        ),
+        (
+            json!({"name": "a", "kind": "video_unavailable", "channels": hook, "campaign_id": "nope"}),
+            400,
+            "campaign_id",
+        ),
+        (
+            json!({"name": "a", "kind": "video_unavailable", "channels": hook, "enabled": "yes"}),
+            400,
+            "enabled",
+        ),
+        (
+            json!({"name": "a", "kind": "video_unavailable", "channels": hook, "colour": 1}),
+            400,
+            "colour",
+        ),
     ];
     for (body, status, field) in cases {
         let a = app.post(ALERTS, &key, &body).await;
@@ -235,7 +397,13 @@ async fn bad_alert_rules_are_refused_and_write_nothing(
         assert_eq!(a.body["error"]["field"], field, "{body} → {}", a.body);
     }
     let a = app
-        .send_raw(Method::POST, ALERTS, Some(&key), "application/json", "{\"name\": ")
+        .send_raw(
+            Method::POST,
+            ALERTS,
+            Some(&key),
+            "application/json",
+            "{\"name\": ",
+        )
         .await;
     assert_eq!(a.status.as_u16(), 400, "{}", a.body);
     assert_eq!(app.get(ALERTS, Some(&key)).await.body["data"], json!([]));
@@ -252,7 +420,10 @@ async fn bad_alert_rules_are_refused_and_write_nothing(
         (json!({}), "body"),
         (json!({"params": {"thresholds": [1]}}), "params.thresholds"),
         (json!({"kind": "outlier"}), "kind"),
-        (json!({"channels": [{"type": "email", "to": ["stranger@example.com"]}]}), "channels[0].to[0]"),
+        (
+            json!({"channels": [{"type": "email", "to": ["stranger@example.com"]}]}),
+            "channels[0].to[0]",
+        ),
     ] {
         let a = app.patch(&path, &key, &body).await;
         assert_eq!(a.body["error"]["field"], field, "{body} → {}", a.body);
@@ -289,7 +460,13 @@ async fn each_video_kind_fires_once_and_is_delivered(
         let id = format!("71000000000000001{n}0");
         let published = t0 - day * (20 + n);
         before.push(line(&id, "mira", published, published + day, 100));
-        before.push(line(&id, "mira", published, published + day * 3, 200 + i64::from(n)));
+        before.push(line(
+            &id,
+            "mira",
+            published,
+            published + day * 3,
+            200 + i64::from(n),
+        ));
     }
     import_lines(&app, &org, &before).await;
 
@@ -359,23 +536,41 @@ async fn each_video_kind_fires_once_and_is_delivered(
     run_alerts_until_idle(&app).await;
 
     let fired = events(&app, &key, &milestones["id"]).await;
-    let thresholds: Vec<&str> = fired.iter().map(|e| e["threshold"].as_str().unwrap()).collect();
+    let thresholds: Vec<&str> = fired
+        .iter()
+        .map(|e| e["threshold"].as_str().unwrap())
+        .collect();
     assert_eq!(thresholds.len(), 2, "{fired:?}");
     assert!(thresholds.contains(&"1000") && thresholds.contains(&"10000"));
     let first = &fired[0];
     assert_eq!(first["details"]["views"], 12_000);
-    assert!(first["message"].as_str().unwrap().contains("/videos/"), "{first}");
-    assert!(first["message"].as_str().unwrap().contains("@mira"), "{first}");
+    assert!(
+        first["message"].as_str().unwrap().contains("/videos/"),
+        "{first}"
+    );
+    assert!(
+        first["message"].as_str().unwrap().contains("@mira"),
+        "{first}"
+    );
     let mut channels: Vec<(String, String)> = first["sends"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| (s["channel"].as_str().unwrap().to_owned(), s["status"].as_str().unwrap().to_owned()))
+        .map(|s| {
+            (
+                s["channel"].as_str().unwrap().to_owned(),
+                s["status"].as_str().unwrap().to_owned(),
+            )
+        })
         .collect();
     channels.sort();
     let sent = |c: &str| (c.to_owned(), "sent".to_owned());
     assert_eq!(channels, [sent("email"), sent("slack"), sent("webhooks")]);
-    for (rule, subject) in [(&velocity, "velocity"), (&outlier, "outlier"), (&gone, "unavailable")] {
+    for (rule, subject) in [
+        (&velocity, "velocity"),
+        (&outlier, "outlier"),
+        (&gone, "unavailable"),
+    ] {
         let fired = events(&app, &key, &rule["id"]).await;
         assert_eq!(fired.len(), 1, "{subject}: {fired:?}");
         assert_eq!(fired[0]["threshold"], subject);
@@ -390,7 +585,11 @@ async fn each_video_kind_fires_once_and_is_delivered(
     assert!(posts.iter().all(|p| p.json()["text"].is_string()));
     let mails = mails(outbox.path());
     assert_eq!(mails.len(), 2);
-    assert!(mails.iter().all(|m| m.contains("ed@example.com") && m.contains("Milestones")));
+    assert!(
+        mails
+            .iter()
+            .all(|m| m.contains("ed@example.com") && m.contains("Milestones"))
+    );
     app.run_webhooks_until_idle().await;
     let triggered = hooks.of_type("alert.triggered");
     assert_eq!(triggered.len(), 2);
@@ -412,7 +611,18 @@ async fn failed_chat_posts_are_retried_then_recorded(
     let chat = Receiver::start().await;
     chat.fail_next(100);
     let t0 = app.clock.now();
-    import_lines(&app, &org, &[line(V1, "mira", t0 - Duration::days(1), t0 - Duration::hours(1), 5)]).await;
+    import_lines(
+        &app,
+        &org,
+        &[line(
+            V1,
+            "mira",
+            t0 - Duration::days(1),
+            t0 - Duration::hours(1),
+            5,
+        )],
+    )
+    .await;
     let rule = create(
         &app,
         &key,
@@ -421,7 +631,18 @@ async fn failed_chat_posts_are_retried_then_recorded(
     )
     .await;
     app.advance(Duration::hours(1));
-    import_lines(&app, &org, &[line(V1, "mira", t0 - Duration::days(1), t0 + Duration::minutes(30), 50)]).await;
+    import_lines(
+        &app,
+        &org,
+        &[line(
+            V1,
+            "mira",
+            t0 - Duration::days(1),
+            t0 + Duration::minutes(30),
+            50,
+        )],
+    )
+    .await;
     run_alerts_until_idle(&app).await;
     for wait in [1, 10, 60] {
         app.advance(Duration::minutes(wait));
@@ -433,9 +654,17 @@ async fn failed_chat_posts_are_retried_then_recorded(
     assert_eq!(send["status"], "failed", "{send}");
     assert_eq!(send["attempts"], 4);
     assert_eq!(send["last_error"], "the chat answered 500");
-    assert!(send["target"].as_str().unwrap().starts_with("http://127.0.0.1/…"));
+    assert!(
+        send["target"]
+            .as_str()
+            .unwrap()
+            .starts_with("http://127.0.0.1/…")
+    );
     assert_eq!(chat.received().len(), 4);
-    assert!(chat.received()[0].json()["content"].is_string(), "Discord's shape");
+    assert!(
+        chat.received()[0].json()["content"].is_string(),
+        "Discord's shape"
+    );
 }
 
 /// The tracked creator's followers as last read.
@@ -443,7 +672,9 @@ async fn followers(app: &TestApp, key: &str) -> i64 {
     let a = app
         .get("/v1/bloggers/by-username/miracooks", Some(key))
         .await;
-    a.body["data"]["blogger"]["follower_count"].as_i64().unwrap()
+    a.body["data"]["blogger"]["follower_count"]
+        .as_i64()
+        .unwrap()
 }
 
 #[rstest]
@@ -479,5 +710,10 @@ async fn a_follower_milestone_fires_once(
     assert_eq!(fired.len(), 1, "{fired:?}");
     assert_eq!(fired[0]["threshold"], (base + 1).to_string());
     assert_eq!(chat.received().len(), 1);
-    assert!(chat.received()[0].json()["text"].as_str().unwrap().contains("followers"));
+    assert!(
+        chat.received()[0].json()["text"]
+            .as_str()
+            .unwrap()
+            .contains("followers")
+    );
 }
