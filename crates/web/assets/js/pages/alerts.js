@@ -59,9 +59,11 @@ function ruleForm(rule, { members, campaigns }, onSaved, onCancel) {
   const hours = h('input', { type: 'number', id: 'alert-hours', min: 1, max: 168, value: p.hours ?? 24 });
   const factor = h('input', { type: 'number', id: 'alert-factor', min: 1.1, step: 0.1, value: p.factor ?? 3 });
   const minVideos = h('input', { type: 'number', id: 'alert-min-videos', min: 3, value: p.min_videos ?? 5 });
+  // One thresholds field, shown for both milestone kinds.
+  const thresholdsField = field(t('alerts.thresholds'), thresholds, t('alerts.thresholds_hint'));
   const byKind = {
-    views_milestone: [field(t('alerts.thresholds'), thresholds, t('alerts.thresholds_hint'))],
-    followers_milestone: [field(t('alerts.thresholds'), thresholds, t('alerts.thresholds_hint'))],
+    views_milestone: [thresholdsField],
+    followers_milestone: [thresholdsField],
     velocity: [field(t('alerts.views'), views), field(t('alerts.hours'), hours)],
     outlier: [field(t('alerts.factor'), factor, t('alerts.factor_hint')), field(t('alerts.min_videos'), minVideos)],
     video_unavailable: [h('p', { class: 'hint' }, t('alerts.unavailable_hint'))],
