@@ -1776,6 +1776,54 @@ try {
     });
   });
 
+  await journey('alerts: create, list, edit, firings, delete', async () => {
+    await visit('/alerts');
+    expect((await heading()) === 'Alerts', `heading: ${await heading()}`);
+    await page.getByLabel('Name', { exact: true }).fill('Viral videos');
+    await page.getByLabel('Kind', { exact: true }).selectOption('views_milestone');
+    // Thresholds out of order: refused, the field named.
+    await page.getByLabel('Thresholds', { exact: true }).fill('100000, 10000');
+    await page.locator('#alert-form .checks input').first().check();
+    await page.getByLabel('Slack webhook URL').fill('https://hooks.slack.com/services/T000/B000/abcdWXYZ');
+    await page.getByRole('button', { name: 'Create rule' }).click();
+    await page.locator('#alert-form [role="alert"]').waitFor();
+    expect((await page.locator('#alert-form [role="alert"]').textContent()).includes('thresholds'), 'the thresholds are named');
+    await page.getByLabel('Thresholds', { exact: true }).fill('10000, 100000');
+    await checkA11y('alerts (new rule form)');
+    await page.getByRole('button', { name: 'Create rule' }).click();
+    await page.locator('.toast', { hasText: 'Rule “Viral videos” created.' }).waitFor();
+    const row = page.locator('#alert-rules table tbody tr', { hasText: 'Viral videos' });
+    await row.waitFor();
+    const text = await row.textContent();
+    expect(text.includes('…WXYZ') && !text.includes('abcdWXYZ'), `the chat URL masked: ${text}`);
+    expect(text.includes('10,000') && text.includes('Never'), `thresholds, never fired: ${text}`);
+    // Edit: switched off; the masked URL kept as saved.
+    await page.getByRole('button', { name: 'Edit “Viral videos”' }).click();
+    await page.getByLabel('Enabled', { exact: true }).uncheck();
+    await page.getByRole('button', { name: 'Save rule' }).click();
+    await page.locator('.toast', { hasText: 'Rule “Viral videos” saved.' }).waitFor();
+    await row.getByText('Off', { exact: true }).waitFor();
+    const saved = await apiFetch('GET', '/dashboard/alerts');
+    expect(saved.body.data[0].channels.some((c) => c.url === 'https://hooks.slack.com/…WXYZ'), JSON.stringify(saved.body.data[0].channels));
+    // Its firings: none yet.
+    await row.getByRole('button', { name: 'Firings' }).click();
+    await page.getByText('This rule has not fired yet.').waitFor();
+    await checkA11y('alerts');
+    await shot('alerts');
+    // Delete, after a confirm that names it.
+    const asked = [];
+    const onDialog = (d) => asked.push(d.message());
+    page.on('dialog', onDialog);
+    try {
+      await page.getByRole('button', { name: 'Delete “Viral videos”' }).click();
+      await page.locator('.toast', { hasText: 'Rule “Viral videos” deleted.' }).waitFor();
+    } finally {
+      page.off('dialog', onDialog);
+    }
+    expect(asked.length === 1 && asked[0].includes('Viral videos'), `confirm: ${asked}`);
+    await page.getByText('No alert rules yet.').waitFor();
+  });
+
   await journey('no console errors or CSP violations', async () => {
     expect(problems.length === 0, problems.join('\n'));
   });

@@ -31,13 +31,15 @@ pub enum EventType {
     CreatorJobFailed,
     /// The daily discovery of a tracked creator tracked a new video of theirs.
     CreatorVideoDiscovered,
+    /// An alert rule fired.
+    AlertTriggered,
     /// A test event, sent on request to one endpoint.
     WebhookTest,
 }
 
 impl EventType {
     /// Every event an endpoint can subscribe to.
-    pub const SUBSCRIBABLE: [EventType; 7] = [
+    pub const SUBSCRIBABLE: [EventType; 8] = [
         EventType::VideoTracked,
         EventType::VideoMilestone,
         EventType::VideoTrackingCompleted,
@@ -45,6 +47,7 @@ impl EventType {
         EventType::CreatorJobSucceeded,
         EventType::CreatorJobFailed,
         EventType::CreatorVideoDiscovered,
+        EventType::AlertTriggered,
     ];
 
     /// The name a delivery's `type` carries.
@@ -57,6 +60,7 @@ impl EventType {
             EventType::CreatorJobSucceeded => "creator.job.succeeded",
             EventType::CreatorJobFailed => "creator.job.failed",
             EventType::CreatorVideoDiscovered => "creator.video_discovered",
+            EventType::AlertTriggered => "alert.triggered",
             EventType::WebhookTest => "webhook.test",
         }
     }

@@ -45,6 +45,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
+pub mod alerts;
 pub mod analytics;
 mod backend;
 pub mod bloggers;
@@ -75,6 +76,7 @@ pub mod users;
 pub mod videos;
 pub mod webhooks;
 
+pub use alerts::AlertStore;
 pub use analytics::{AnalyticsRow, AnalyticsStore, DayIncrement, DayIncrementQuery};
 pub use bloggers::{
     BloggerStore, BloggerSummary, CreatorGroup, GroupInto, Grouped, KnownCreator, ProfileRef,
@@ -186,6 +188,7 @@ pub trait Store:
     + CampaignStore
     + RecapStore
     + ShareLinkStore
+    + AlertStore
     + Send
     + Sync
     + std::fmt::Debug

@@ -163,7 +163,8 @@ pub async fn run_worker_loops(services: Services, shutdown: CancellationToken) {
         vidpulse_worker::refresh::run(services.refresh, shutdown.clone()),
         vidpulse_worker::creators::run(services.creators, shutdown.clone()),
         vidpulse_worker::recaps::run(services.notify.clone(), shutdown.clone()),
-        vidpulse_worker::webhooks::run(services.webhooks, shutdown),
+        vidpulse_worker::webhooks::run(services.webhooks, shutdown.clone()),
+        vidpulse_worker::alerts::run(services.notify.clone(), shutdown),
     );
 }
 

@@ -80,7 +80,7 @@ pub const API_PREFIXES: [&str; 16] = [
 
 /// The paths that answer the app's page (`index.html`); the client picks
 /// the view from the path.
-pub const PAGES: [&str; 15] = [
+pub const PAGES: [&str; 16] = [
     "/",
     "/sign-in",
     "/set-password",
@@ -90,6 +90,7 @@ pub const PAGES: [&str; 15] = [
     "/campaigns",
     "/campaigns/{id}",
     "/creators",
+    "/alerts",
     "/team",
     "/settings",
     "/usage",

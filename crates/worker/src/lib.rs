@@ -6,6 +6,7 @@
 //! platform sources, never the HTTP side.
 #![warn(missing_docs)]
 
+pub mod alerts;
 pub mod creators;
 pub mod housekeeping;
 pub mod notify;

@@ -11,6 +11,7 @@
 use chrono::{DateTime, SecondsFormat, Utc};
 
 pub mod account;
+pub mod alerts;
 pub mod analytics;
 pub mod bloggers;
 pub mod campaigns;

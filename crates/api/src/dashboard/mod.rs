@@ -6,6 +6,7 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::state::AppState;
 
 pub mod access;
+pub mod alerts;
 pub mod api_keys;
 pub mod blogger_add;
 pub mod blogger_followers;
@@ -51,6 +52,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(campaign_report::router())
         .merge(recaps::router())
         .merge(share_links::router())
+        .merge(alerts::router())
 }
 
 #[cfg(test)]
@@ -92,7 +94,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(bodies, 34, "JSON request bodies of the dashboard API");
+        assert_eq!(bodies, 36, "JSON request bodies of the dashboard API");
         for name in ["InviteEntry", "InvitableRole"] {
             assert!(schemas.contains_key(name), "{name} is not registered");
         }

@@ -5,6 +5,7 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::state::AppState;
 
 pub mod account;
+pub mod alerts;
 pub mod analytics;
 pub mod bloggers;
 pub mod campaign_report;
@@ -29,4 +30,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(campaigns::router())
         .merge(campaign_report::router())
         .merge(share_links::router())
+        .merge(alerts::router())
 }

@@ -2,6 +2,7 @@
 //! database, on SQLite and on PostgreSQL (every test takes both).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod alerts;
 mod analytics;
 mod baseline;
 mod batch_and_untrack;

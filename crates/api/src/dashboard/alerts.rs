@@ -1,0 +1,187 @@
+//! The organization's alert rules in the dashboard API: the public API's
+//! `/v1/alerts` (docs/api.md, "Alerts") under `/dashboard/alerts`, through
+//! the same use cases ([`crate::app::alerts`]). Any member reads; editors
+//! and above write, on a paid plan.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+use vidpulse_domain::identity::Role;
+
+use crate::app::alerts::{
+    AlertEventView, AlertEventsParams, AlertView, CreateAlert, Deleted, UpdateAlert, alert_events,
+    alert_id, create_alert, delete_alert, list_alerts, read_alert, update_alert,
+};
+use crate::auth::require_paid_plan;
+use crate::dashboard::access::OrgAuth;
+use crate::envelope::{Envelope, Meta, ok};
+use crate::error::ApiError;
+use crate::extract::{JsonBody, PathParam, Query};
+use crate::middleware::RequestContext;
+use crate::state::AppState;
+
+/// The alert routes of the dashboard.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(read, update, delete))
+        .routes(routes!(events))
+}
+
+/// A write's checks: an editor or above, on a paid plan.
+async fn may_write(app: &AppState, auth: &OrgAuth) -> Result<(), ApiError> {
+    auth.require(Role::Editor)?;
+    let org = app
+        .store
+        .organization(auth.org)
+        .await?
+        .ok_or_else(|| ApiError::not_found("No such organization"))?;
+    require_paid_plan(org.plan, &app.config.upgrade_url)
+}
+
+/// The organization's alert rules, oldest first. Every plan.
+#[utoipa::path(
+    get, path = "/dashboard/alerts", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    responses(
+        (status = 200, description = "The rules (chat URLs masked)", body = Envelope<Vec<AlertView>>),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn list(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+) -> Result<Json<Envelope<Vec<AlertView>>>, ApiError> {
+    Ok(ok(list_alerts(&app, auth.org).await?, Meta::of(&ctx)))
+}
+
+/// Create an alert rule for the organization or one campaign. Requires a
+/// paid plan.
+#[utoipa::path(
+    post, path = "/dashboard/alerts", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
+    request_body = CreateAlert,
+    responses(
+        (status = 201, description = "The rule", body = Envelope<AlertView>),
+        (status = 400, description = "VALIDATION_ERROR with `field` (e.g. `params.thresholds[1]`, `channels[0].url`)"),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS: editors and above"),
+        (status = 402, description = "PAID_PLAN_REQUIRED with `upgrade_url`"),
+        (status = 422, description = "VALIDATION_ERROR: an e-mail recipient is not a member (`field` `channels[i].to[j]`), or 100 rules already"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn create(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    body: Result<JsonBody<CreateAlert>, ApiError>,
+) -> Result<(StatusCode, Json<Envelope<AlertView>>), ApiError> {
+    may_write(&app, &auth).await?;
+    let created = create_alert(&app, auth.org, body?.parse()?).await?;
+    Ok((StatusCode::CREATED, ok(created, Meta::of(&ctx))))
+}
+
+/// One alert rule. Every plan.
+#[utoipa::path(
+    get, path = "/dashboard/alerts/{alert_id}", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization"), ("alert_id" = Uuid, Path, description = "The rule")),
+    responses(
+        (status = 200, description = "The rule", body = Envelope<AlertView>),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 404, description = "NOT_FOUND (also another organization's rule)"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn read(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    path: Result<PathParam, ApiError>,
+) -> Result<Json<Envelope<AlertView>>, ApiError> {
+    let id = alert_id(path)?;
+    Ok(ok(read_alert(&app, auth.org, id).await?, Meta::of(&ctx)))
+}
+
+/// Change an alert rule: `name`, `campaign_id`, `params`, `channels`,
+/// `enabled` (`kind` cannot change). Requires a paid plan.
+#[utoipa::path(
+    patch, path = "/dashboard/alerts/{alert_id}", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization"), ("alert_id" = Uuid, Path, description = "The rule")),
+    request_body = UpdateAlert,
+    responses(
+        (status = 200, description = "The rule", body = Envelope<AlertView>),
+        (status = 400, description = "VALIDATION_ERROR with `field`"),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS: editors and above"),
+        (status = 402, description = "PAID_PLAN_REQUIRED with `upgrade_url`"),
+        (status = 404, description = "NOT_FOUND"),
+        (status = 422, description = "VALIDATION_ERROR: an e-mail recipient is not a member"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn update(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    path: Result<PathParam, ApiError>,
+    body: Result<JsonBody<UpdateAlert>, ApiError>,
+) -> Result<Json<Envelope<AlertView>>, ApiError> {
+    may_write(&app, &auth).await?;
+    let id = alert_id(path)?;
+    let updated = update_alert(&app, auth.org, id, body?.parse()?).await?;
+    Ok(ok(updated, Meta::of(&ctx)))
+}
+
+/// Delete an alert rule and its firings. Requires a paid plan.
+#[utoipa::path(
+    delete, path = "/dashboard/alerts/{alert_id}", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization"), ("alert_id" = Uuid, Path, description = "The rule")),
+    responses(
+        (status = 200, description = "Deleted", body = Envelope<Deleted>),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS: editors and above"),
+        (status = 402, description = "PAID_PLAN_REQUIRED with `upgrade_url`"),
+        (status = 404, description = "NOT_FOUND"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn delete(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    path: Result<PathParam, ApiError>,
+) -> Result<Json<Envelope<Deleted>>, ApiError> {
+    may_write(&app, &auth).await?;
+    let id = alert_id(path)?;
+    Ok(ok(delete_alert(&app, auth.org, id).await?, Meta::of(&ctx)))
+}
+
+/// A rule's firings, newest first, each with its sends; the page in
+/// `meta.pagination`. Every plan.
+#[utoipa::path(
+    get, path = "/dashboard/alerts/{alert_id}/events", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization"), ("alert_id" = Uuid, Path, description = "The rule"), AlertEventsParams),
+    responses(
+        (status = 200, description = "A page of firings", body = Envelope<Vec<AlertEventView>>),
+        (status = 400, description = "VALIDATION_ERROR with `field`"),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 404, description = "NOT_FOUND"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn events(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    path: Result<PathParam, ApiError>,
+    q: Query<AlertEventsParams>,
+) -> Result<Json<Envelope<Vec<AlertEventView>>>, ApiError> {
+    let id = alert_id(path)?;
+    let (items, pagination) = alert_events(&app, auth.org, id, q.parse()?).await?;
+    Ok(ok(items, Meta::of(&ctx).with_pagination(pagination)))
+}
