@@ -241,13 +241,12 @@ pub trait RecapStore {
         period: DateRange,
     ) -> Result<i64, StoreError>;
 
-    /// Alert firings within `period` (of rules of campaign `campaign` or
-    /// of the organization's rules when `None`); `None` while the service has
-    /// no alert rules: the recap then leaves out its "alerts fired" line.
+    /// Alert firings within `period`'s UTC days: of the rules of campaign
+    /// `campaign`, or of all the organization's rules when `None`.
     async fn alerts_fired_in(
         &self,
         org: OrgId,
         campaign: Option<CampaignId>,
         period: DateRange,
-    ) -> Result<Option<i64>, StoreError>;
+    ) -> Result<i64, StoreError>;
 }

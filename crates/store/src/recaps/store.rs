@@ -443,14 +443,31 @@ impl<D: Db> RecapStore for SqlStore<D> {
         .await
     }
 
-    /// Wired at the merge with the alert rules (table `alert_events`):
-    /// until then the service has no alerts to count.
+    /// Counts the firings of the organization's rules (of the campaign's
+    /// rules for a campaign recap) within the period's UTC days.
     async fn alerts_fired_in(
         &self,
-        _org: OrgId,
-        _campaign: Option<CampaignId>,
-        _period: DateRange,
-    ) -> Result<Option<i64>, StoreError> {
-        Ok(None)
+        org: OrgId,
+        campaign: Option<CampaignId>,
+        period: DateRange,
+    ) -> Result<i64, StoreError> {
+        let start = period.from.and_time(chrono::NaiveTime::MIN).and_utc();
+        let end = (period.to + Duration::days(1))
+            .and_time(chrono::NaiveTime::MIN)
+            .and_utc();
+        let sql = format!(
+            "SELECT count(*) FROM alert_events e
+             JOIN alert_rules r ON r.id = e.rule_id
+             WHERE e.organization_id = $1 AND ({campaign} IS NULL OR r.campaign_id = $2)
+               AND e.fired_at >= $3 AND e.fired_at < $4",
+            campaign = D::typed("$2", "uuid"),
+        );
+        D::query(AssertSqlSafe(sql))
+            .bind(org.0)
+            .bind(campaign.map(|c| c.0))
+            .bind(start)
+            .bind(end)
+            .fetch_scalar(&mut *self.read().await?)
+            .await
     }
 }

@@ -15,8 +15,8 @@ pub struct RecapFigures {
     pub top: Vec<TopVideo>,
     /// Videos whose tracking started in the period.
     pub new_videos: i64,
-    /// Alert firings in the period; `None`: the line is left out.
-    pub alerts_fired: Option<i64>,
+    /// Alert firings in the period.
+    pub alerts_fired: i64,
     /// A campaign's spend against its budget.
     pub spend: Option<Spend>,
 }
@@ -203,9 +203,7 @@ pub fn compose(recap: &DueRecap, figures: &RecapFigures, dashboard: &str) -> Mes
         format!("{}: {}", w.views_gained, count(figures.views_gained, w)),
         format!("{}: {}", w.new_videos, count(figures.new_videos, w)),
     ];
-    if let Some(fired) = figures.alerts_fired {
-        lines.push(format!("{}: {}", w.alerts_fired, count(fired, w)));
-    }
+    lines.push(format!("{}: {}", w.alerts_fired, count(figures.alerts_fired, w)));
     if let Some(spend) = &figures.spend {
         lines.push(spend_line(spend, w));
     }

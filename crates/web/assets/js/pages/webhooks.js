@@ -29,6 +29,7 @@ export const EVENTS = [
   [`creator.job.succeeded`, () => t('webhooks.event_creator_job_succeeded')],
   [`creator.job.failed`, () => t('webhooks.event_creator_job_failed')],
   [`creator.video_discovered`, () => t('webhooks.event_creator_video_discovered')],
+  [`alert.triggered`, () => t('webhooks.event_alert_triggered')],
 ];
 
 const path = (id) => `${BASE}/${encodeURIComponent(id)}`;
