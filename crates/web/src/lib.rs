@@ -79,7 +79,7 @@ pub const API_PREFIXES: [&str; 15] = [
 
 /// The paths that answer the app's page (`index.html`); the client picks
 /// the view from the path.
-pub const PAGES: [&str; 15] = [
+pub const PAGES: [&str; 16] = [
     "/",
     "/sign-in",
     "/set-password",
@@ -92,6 +92,7 @@ pub const PAGES: [&str; 15] = [
     "/team",
     "/settings",
     "/usage",
+    "/recaps",
     "/invitations/{id}",
     "/webhooks",
     "/webhooks/{id}",
