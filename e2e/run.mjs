@@ -1742,10 +1742,10 @@ try {
     await apiFetch('PUT', '/organizations/user/language', { language: 'de' });
     try {
       await visit('/recaps');
-      expect((await heading()) === 'Zusammenfassungen', `German heading: ${await heading()}`);
-      await page.getByRole('heading', { name: 'Ihre Zusammenfassungen' }).waitFor();
+      expect((await heading()) === 'Rückblicke', `German heading: ${await heading()}`);
+      await page.getByRole('heading', { name: 'Ihre Rückblicke' }).waitFor();
       await page.getByRole('combobox', { name: 'Häufigkeit: Recap launch, Täglich', exact: true }).waitFor();
-      await page.getByRole('button', { name: 'Kanal-Zusammenfassung hinzufügen' }).waitFor();
+      await page.getByRole('button', { name: 'Kanal-Rückblick hinzufügen' }).waitFor();
       await checkA11y('recaps (German)');
       await shot('recaps-de');
     } finally {

@@ -143,7 +143,7 @@ export default async function recaps(main, params, query, ctx) {
 
   /** A select in a recap's row that changes `key` of it at once. */
   function changeSelect(r, options, value, label, bodyOf) {
-    const sel = select(options, value, { 'aria-label': `${label}: ${describe(r, names)}` });
+    const sel = select(options, value, { class: 'recap-select', 'aria-label': `${label}: ${describe(r, names)}` });
     sel.addEventListener('change', async () => {
       sel.disabled = true;
       try {
