@@ -128,6 +128,7 @@ export default async function recaps(main, params, query, ctx) {
       editor ? [h('h3', null, t('recaps.add_channel_title')), channelForm] : null,
     ),
   );
+  fill(mineSlot, h('p', { class: 'loading' }, t('app.loading')));
   const say = (text) => fill(status, h('p', { class: 'alert alert-ok', role: 'status' }, text));
   const sayError = (err) => fill(status, errorBox(err));
 
