@@ -1627,7 +1627,7 @@ try {
     }
   });
 
-  await journey('recaps: subscribe, change, stop; a Slack channel recap; phone; German', async () => {
+  await journey('recaps: subscribe, change, stop; a Slack channel recap; a viewer; a free plan; phone; German', async () => {
     const made = await apiFetch('POST', '/dashboard/campaigns', { name: 'Recap launch' });
     expect(made.status === 201, `campaign: ${JSON.stringify(made.body)}`);
     const ok = (text) => page.locator('.action-status .alert-ok', { hasText: text }).waitFor();
@@ -1721,6 +1721,30 @@ try {
       await ok('Recap added: Whole organization, Daily.');
       await checkA11y('recaps (viewer)');
       await shot('recaps-viewer');
+    } finally {
+      await context.clearCookies();
+      await context.addCookies(saved);
+      await page.evaluate((id) => localStorage.setItem('vidpulse.organization', id), orgId);
+    }
+
+    // On a free plan the refusal says what lifts it, as on other pages.
+    const free = JSON.parse(await admin('create-user', '--email', 'free-owner@example.test', '--org', 'Free Co', '--app-url', base));
+    try {
+      await context.clearCookies();
+      await page.evaluate(() => localStorage.removeItem('vidpulse.organization'));
+      const link = new URL(free.set_password_url);
+      await visit(link.pathname + link.search);
+      await page.getByLabel('New password').fill(PASSWORD);
+      await page.getByLabel('Repeat the password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Set password and sign in' }).click();
+      await page.waitForURL(`${base}/videos`);
+      await settled();
+      await visit('/recaps');
+      await page.getByRole('button', { name: 'Add recap', exact: true }).click();
+      const refusal = page.locator('.recap-form .plan-refusal');
+      await refusal.locator('code.command', { hasText: `vidpulse admin set-plan --org ${free.organization_id} --plan pro` }).waitFor();
+      await page.getByText('You get no recaps yet.').waitFor();
+      await shot('recaps-free');
     } finally {
       await context.clearCookies();
       await context.addCookies(saved);
