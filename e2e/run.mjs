@@ -1179,6 +1179,7 @@ try {
       ['settings', '/settings'],
       ['usage', '/usage'],
       ['webhooks', '/webhooks'],
+      ['recaps', '/recaps'],
       ['not-found-signed-in', '/no-such-page'],
     ];
   }
@@ -1822,6 +1823,156 @@ try {
     }
     expect(asked.length === 1 && asked[0].includes('Viral videos'), `confirm: ${asked}`);
     await page.getByText('No alert rules yet.').waitFor();
+  });
+
+  await journey('recaps: subscribe, change, stop; a Slack channel recap; a viewer; a free plan; phone; German', async () => {
+    const made = await apiFetch('POST', '/dashboard/campaigns', { name: 'Recap launch' });
+    expect(made.status === 201, `campaign: ${JSON.stringify(made.body)}`);
+    const ok = (text) => page.locator('.action-status .alert-ok', { hasText: text }).waitFor();
+    await visit('/recaps');
+    expect((await heading()) === 'Recaps', `heading: ${await heading()}`);
+    await page.getByRole('link', { name: 'Recaps' }).waitFor();
+    await page.getByText('You get no recaps yet.').waitFor();
+    await page.getByText('No channel gets recaps yet.').waitFor();
+    await page.getByText(`E-mailed to ${OWNER}, in your language.`).waitFor();
+
+    // A daily recap of the organization and a weekly one of a campaign.
+    await page.locator('#recap-frequency').selectOption('daily');
+    await page.getByRole('button', { name: 'Add recap', exact: true }).click();
+    await ok('Recap added: Whole organization, Daily.');
+    await page.locator('#recap-frequency').selectOption('weekly');
+    await page.locator('#recap-scope').selectOption({ label: 'Recap launch' });
+    await page.getByRole('button', { name: 'Add recap', exact: true }).click();
+    await ok('Recap added: Recap launch, Weekly.');
+    await page.getByRole('combobox', { name: 'Frequency: Whole organization, Daily', exact: true }).waitFor();
+    await page.getByRole('combobox', { name: 'Frequency: Recap launch, Weekly', exact: true }).waitFor();
+    // The same one again: the page says it is there already.
+    await page.locator('#recap-frequency').selectOption('daily');
+    await page.locator('#recap-scope').selectOption('');
+    await page.getByRole('button', { name: 'Add recap', exact: true }).click();
+    await ok('You already get this recap: Whole organization, Daily.');
+
+    // Change one: the campaign's recap becomes daily.
+    await page.getByRole('combobox', { name: 'Frequency: Recap launch, Weekly', exact: true }).selectOption('daily');
+    await ok('Recap changed: Recap launch, Daily.');
+    await page.getByRole('combobox', { name: 'Frequency: Recap launch, Daily', exact: true }).waitFor();
+    // Stop the other, after a confirm that names it.
+    const asked = [];
+    const onDialog = (d) => asked.push(d.message());
+    page.on('dialog', onDialog);
+    try {
+      await page.getByRole('button', { name: 'Stop: Whole organization, Daily', exact: true }).click();
+      await ok('Recap stopped: Whole organization, Daily.');
+    } finally {
+      page.off('dialog', onDialog);
+    }
+    expect(asked.length === 1 && asked[0].includes('Whole organization, Daily'), `confirm: ${asked}`);
+    let stored = await apiFetch('GET', '/dashboard/recaps');
+    const mine = stored.body.data.filter((r) => r.delivery === 'email');
+    expect(mine.length === 1 && mine[0].campaign_id === made.body.data.id && mine[0].frequency === 'daily' && mine[0].email === OWNER, `stored: ${JSON.stringify(stored.body.data)}`);
+
+    // A channel recap to Slack: shown masked, never in full.
+    const hook = 'https://hooks.slack.com/services/T000/B000/XXXX';
+    await page.getByRole('button', { name: 'Add channel recap' }).click();
+    await page.getByText("Enter the channel's webhook URL.").waitFor();
+    await page.locator('#channel-recap-service').selectOption('slack');
+    await page.locator('#channel-recap-frequency').selectOption('weekly');
+    await page.getByLabel('Incoming-webhook URL').fill(hook);
+    await page.getByRole('button', { name: 'Add channel recap' }).click();
+    const masked = 'https://hooks.slack.com/…XXXX';
+    await ok(`Recap added: Slack ${masked}, Whole organization, Weekly.`);
+    const row = page.locator('tbody tr', { hasText: masked });
+    await row.getByText('Slack', { exact: true }).waitFor();
+    expect(!(await page.locator('main').textContent()).includes('T000/B000'), 'the full chat URL is never shown');
+    stored = await apiFetch('GET', '/dashboard/recaps');
+    expect(!JSON.stringify(stored.body).includes('T000/B000'), 'the API masks the chat URL');
+    // A new URL for it.
+    await row.getByRole('button', { name: /^Change URL: / }).click();
+    await page.locator('#channel-recap-new-url').fill('https://hooks.slack.com/services/T000/B000/YYYY');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await ok('Recap changed: Slack https://hooks.slack.com/…YYYY, Whole organization, Weekly.');
+    await checkA11y('recaps');
+    await shot('recaps');
+
+    // A viewer sees the channel recaps but no controls for them, and gets e-mail recaps of their own.
+    const saved = await context.cookies();
+    const printed = JSON.parse(await admin('create-user', '--email', 'recap-viewer@example.test', '--org', orgId, '--role', 'viewer', '--app-url', base));
+    try {
+      await context.clearCookies();
+      const link = new URL(printed.set_password_url);
+      await visit(link.pathname + link.search);
+      await page.getByLabel('New password').fill(PASSWORD);
+      await page.getByLabel('Repeat the password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Set password and sign in' }).click();
+      await page.waitForURL(`${base}/videos`);
+      await settled();
+      await page.getByRole('link', { name: 'Recaps' }).click();
+      await page.waitForURL(`${base}/recaps`);
+      await settled();
+      await page.locator('tbody tr', { hasText: 'https://hooks.slack.com/…YYYY' }).waitFor();
+      await page.getByText('Editors and above add, change and stop them.', { exact: false }).waitFor();
+      expect((await page.getByRole('button', { name: 'Add channel recap' }).count()) === 0, 'no channel form for a viewer');
+      expect((await page.getByRole('button', { name: /^(Stop|Change URL): Slack/ }).count()) === 0, 'no channel buttons for a viewer');
+      expect((await page.locator('tbody tr', { hasText: 'hooks.slack.com' }).locator('select').count()) === 0, 'no channel selects for a viewer');
+      await page.getByText('You get no recaps yet.').waitFor();
+      await page.getByRole('button', { name: 'Add recap', exact: true }).click();
+      await ok('Recap added: Whole organization, Daily.');
+      await checkA11y('recaps (viewer)');
+      await shot('recaps-viewer');
+    } finally {
+      await context.clearCookies();
+      await context.addCookies(saved);
+      await page.evaluate((id) => localStorage.setItem('vidpulse.organization', id), orgId);
+    }
+
+    // On a free plan the refusal says what lifts it, as on other pages.
+    const free = JSON.parse(await admin('create-user', '--email', 'free-owner@example.test', '--org', 'Free Co', '--app-url', base));
+    try {
+      await context.clearCookies();
+      await page.evaluate(() => localStorage.removeItem('vidpulse.organization'));
+      const link = new URL(free.set_password_url);
+      await visit(link.pathname + link.search);
+      await page.getByLabel('New password').fill(PASSWORD);
+      await page.getByLabel('Repeat the password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Set password and sign in' }).click();
+      await page.waitForURL(`${base}/videos`);
+      await settled();
+      await visit('/recaps');
+      await page.getByRole('button', { name: 'Add recap', exact: true }).click();
+      const refusal = page.locator('.recap-form .plan-refusal');
+      await refusal.locator('code.command', { hasText: `vidpulse admin set-plan --org ${free.organization_id} --plan pro` }).waitFor();
+      await page.getByText('You get no recaps yet.').waitFor();
+      await shot('recaps-free');
+    } finally {
+      await context.clearCookies();
+      await context.addCookies(saved);
+      await page.evaluate((id) => localStorage.setItem('vidpulse.organization', id), orgId);
+    }
+
+    // At phone width the page does not scroll sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await visit('/recaps');
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow <= 1, `the recaps page scrolls sideways by ${overflow}px`);
+      await shot('phone-recaps-listed');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+
+    // In German.
+    await apiFetch('PUT', '/organizations/user/language', { language: 'de' });
+    try {
+      await visit('/recaps');
+      expect((await heading()) === 'Rückblicke', `German heading: ${await heading()}`);
+      await page.getByRole('heading', { name: 'Ihre Rückblicke' }).waitFor();
+      await page.getByRole('combobox', { name: 'Häufigkeit: Recap launch, Täglich', exact: true }).waitFor();
+      await page.getByRole('button', { name: 'Kanal-Rückblick hinzufügen' }).waitFor();
+      await checkA11y('recaps (German)');
+      await shot('recaps-de');
+    } finally {
+      await apiFetch('PUT', '/organizations/user/language', { language: 'en' });
+    }
   });
 
   await journey('no console errors or CSP violations', async () => {

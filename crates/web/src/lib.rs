@@ -80,7 +80,7 @@ pub const API_PREFIXES: [&str; 16] = [
 
 /// The paths that answer the app's page (`index.html`); the client picks
 /// the view from the path.
-pub const PAGES: [&str; 16] = [
+pub const PAGES: [&str; 17] = [
     "/",
     "/sign-in",
     "/set-password",
@@ -94,6 +94,7 @@ pub const PAGES: [&str; 16] = [
     "/team",
     "/settings",
     "/usage",
+    "/recaps",
     "/invitations/{id}",
     "/webhooks",
     "/webhooks/{id}",

@@ -19,6 +19,7 @@ const ROUTES = [
   { path: /^\/team$/, page: 'team', nav: 'team' },
   { path: /^\/settings$/, page: 'settings', nav: 'settings' },
   { path: /^\/usage$/, page: 'usage', nav: 'usage' },
+  { path: /^\/recaps$/, page: 'recaps', nav: 'recaps' },
   { path: /^\/webhooks$/, page: 'webhooks', nav: 'webhooks' },
   { path: /^\/webhooks\/([^/]+)$/, page: 'webhooks', params: ['id'], nav: 'webhooks' },
 ];
@@ -32,6 +33,7 @@ const nav = () => [
   ['team', '/team', t('nav.team')],
   ['settings', '/settings', t('nav.settings')],
   ['usage', '/usage', t('nav.usage')],
+  ['recaps', '/recaps', t('nav.recaps')],
   ...(can('admin') ? [['webhooks', '/webhooks', t('nav.webhooks')]] : []),
 ];
 
@@ -49,6 +51,7 @@ const PAGES = {
   team: () => import('./pages/team.js'),
   settings: () => import('./pages/settings.js'),
   usage: () => import('./pages/usage.js'),
+  recaps: () => import('./pages/recaps.js'),
   webhooks: () => import('./pages/webhooks.js'),
 };
 
