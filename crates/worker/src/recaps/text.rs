@@ -203,7 +203,11 @@ pub fn compose(recap: &DueRecap, figures: &RecapFigures, dashboard: &str) -> Mes
         format!("{}: {}", w.views_gained, count(figures.views_gained, w)),
         format!("{}: {}", w.new_videos, count(figures.new_videos, w)),
     ];
-    lines.push(format!("{}: {}", w.alerts_fired, count(figures.alerts_fired, w)));
+    lines.push(format!(
+        "{}: {}",
+        w.alerts_fired,
+        count(figures.alerts_fired, w)
+    ));
     if let Some(spend) = &figures.spend {
         lines.push(spend_line(spend, w));
     }
