@@ -1,6 +1,6 @@
 //! What a share link opens (docs/api.md, "Shared pages"): its campaign's
 //! report as the client may see it. The campaign report
-//! ([`crate::app::campaigns::report`]) over the days asked, from the first
+//! (`app::campaigns::report`) over the days asked, from the first
 //! reading of each video (`baseline=tracking`, as the campaign's page in the
 //! app counts), with the campaign's per-day gains and top videos from the
 //! analytics; never its notes or id, never another campaign, and spend,
