@@ -86,6 +86,18 @@ struct Firing {
     details: Value,
 }
 
+/// Readings written this long after they were made (a read in flight
+/// while a pass ran) are still looked at by the next pass.
+const WRITE_LAG: Duration = Duration::minutes(15);
+
+/// The videos a pass looks at are those with a reading since this instant:
+/// the rule's last pass (less [`WRITE_LAG`]), never before its creation, so
+/// a pass costs what was read since the last one, not the whole catalog.
+fn candidates_since(rule: &AlertRule) -> DateTime<Utc> {
+    rule.evaluated_at
+        .map_or(rule.created_at, |at| (at - WRITE_LAG).max(rule.created_at))
+}
+
 /// The firings `rule` owes at `now`.
 async fn evaluate(
     ctx: &NotifyContext,
@@ -98,7 +110,11 @@ async fn evaluate(
             let mut firings = Vec::new();
             let videos = ctx
                 .store
-                .alert_videos(rule.organization_id, rule.campaign_id, rule.created_at)
+                .alert_videos(
+                    rule.organization_id,
+                    rule.campaign_id,
+                    candidates_since(rule),
+                )
                 .await?;
             for video in &videos {
                 firings.extend(video_firings(ctx, rule, video, now).await?);
