@@ -1825,6 +1825,47 @@ try {
     await page.getByText('No alert rules yet.').waitFor();
   });
 
+  await journey('alerts: a rule fires once and its firing is shown', async () => {
+    // A "video unavailable" rule, then a video the simulated TikTok reports
+    // gone (its id cannot exist there): the worker's next pass fires it once.
+    await visit('/alerts');
+    await page.getByLabel('Name', { exact: true }).fill('Gone videos');
+    await page.getByLabel('Kind', { exact: true }).selectOption('video_unavailable');
+    await page.locator('#alert-form .checks input').first().check();
+    await page.getByRole('button', { name: 'Create rule' }).click();
+    await page.locator('.toast', { hasText: 'Rule “Gone videos” created.' }).waitFor();
+    const rules = await apiFetch('GET', '/dashboard/alerts');
+    const rule = rules.body.data.find((r) => r.name === 'Gone videos');
+    const url = 'https://www.tiktok.com/@gone.test/video/99999999999999999999';
+    const tracked = await apiFetch('POST', '/dashboard/videos/track', { urls: [url] });
+    expect(tracked.status === 200, `track: ${JSON.stringify(tracked.body)}`);
+    const events = await waitFor('the rule to fire', async () => {
+      const e = await apiFetch('GET', `/dashboard/alerts/${rule.id}/events`);
+      return e.body?.data?.length ? e.body.data : null;
+    }, 150000, 2000);
+    expect(events.length === 1 && events[0].threshold === 'unavailable', JSON.stringify(events));
+    await waitFor('its e-mail sent', async () => {
+      const e = await apiFetch('GET', `/dashboard/alerts/${rule.id}/events`);
+      return e.body.data[0].sends.every((x) => x.status === 'sent');
+    }, 90000, 2000);
+    await visit('/alerts');
+    const row = page.locator('#alert-rules table tbody tr', { hasText: 'Gone videos' });
+    await row.waitFor();
+    expect(!(await row.textContent()).includes('Never'), `last fired shown: ${await row.textContent()}`);
+    await row.getByRole('button', { name: 'Firings' }).click();
+    const firing = page.locator('#alert-events table tbody tr');
+    await firing.first().waitFor();
+    expect((await firing.count()) === 1, `one firing: ${await firing.count()}`);
+    const text = await firing.first().textContent();
+    expect(text.includes('Unavailable') && text.includes(OWNER), `the firing and where it was sent: ${text}`);
+    await checkA11y('alerts (a firing)');
+    await shot('alerts-firing');
+    // Untracked and deleted, so later journeys see the catalog as before.
+    const gone = tracked.body.data.results[0].video_id;
+    await apiFetch('DELETE', `/dashboard/alerts/${rule.id}`);
+    await apiFetch('DELETE', `/dashboard/videos/${gone}`);
+  });
+
   await journey('recaps: subscribe, change, stop; a Slack channel recap; a viewer; a free plan; phone; German', async () => {
     const made = await apiFetch('POST', '/dashboard/campaigns', { name: 'Recap launch' });
     expect(made.status === 201, `campaign: ${JSON.stringify(made.body)}`);

@@ -14,7 +14,6 @@ use crate::app::alerts::{
     AlertEventView, AlertEventsParams, AlertView, CreateAlert, Deleted, UpdateAlert, alert_events,
     alert_id, create_alert, delete_alert, list_alerts, read_alert, update_alert,
 };
-use crate::auth::require_paid_plan;
 use crate::dashboard::access::OrgAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
@@ -33,12 +32,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// A write's checks: an editor or above, on a paid plan.
 async fn may_write(app: &AppState, auth: &OrgAuth) -> Result<(), ApiError> {
     auth.require(Role::Editor)?;
-    let org = app
-        .store
-        .organization(auth.org)
-        .await?
-        .ok_or_else(|| ApiError::not_found("No such organization"))?;
-    require_paid_plan(org.plan, &app.config.upgrade_url)
+    auth.require_paid_plan(app).await
 }
 
 /// The organization's alert rules, oldest first. Every plan.

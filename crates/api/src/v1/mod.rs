@@ -11,6 +11,7 @@ pub mod bloggers;
 pub mod campaign_report;
 pub mod campaigns;
 pub mod export;
+pub mod recaps;
 pub mod share_links;
 pub mod top;
 pub mod trends;
@@ -31,4 +32,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(campaign_report::router())
         .merge(share_links::router())
         .merge(alerts::router())
+        .merge(recaps::router())
 }

@@ -142,7 +142,7 @@ function ruleForm(rule, { members, campaigns }, onSaved, onCancel) {
 /** The sends of a firing, in words. */
 function sendsText(event) {
   return event.sends
-    .map((s) => `${t(`alerts.channel_${s.channel}`)}${s.channel === 'email' ? ` ${s.target}` : ''}: ${t(`alerts.send_${s.status}`)}`)
+    .map((s) => `${s.channel === 'email' ? t('alerts.channel_email', { to: s.target }) : t(`alerts.channel_${s.channel}`)}: ${t(`alerts.send_${s.status}`)}`)
     .join(' · ');
 }
 
