@@ -1834,6 +1834,9 @@ try {
     await page.locator('#alert-form .checks input').first().check();
     await page.getByRole('button', { name: 'Create rule' }).click();
     await page.locator('.toast', { hasText: 'Rule “Gone videos” created.' }).waitFor();
+    // A test message first: sent to the member now, no firing recorded.
+    await page.getByRole('button', { name: 'Send a test of “Gone videos”' }).click();
+    await page.locator('.toast', { hasText: /Test of “Gone videos”: E-mail to \S+@example\.test: sent/ }).waitFor();
     const rules = await apiFetch('GET', '/dashboard/alerts');
     const rule = rules.body.data.find((r) => r.name === 'Gone videos');
     const url = 'https://www.tiktok.com/@gone.test/video/99999999999999999999';
