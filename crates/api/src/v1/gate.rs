@@ -4,7 +4,7 @@
 //!
 //! - [`scope_needed`]: the one place that says which `/v1` routes write
 //!   (need the `write` scope) and which only read.
-//! - [`admit`], called by the [`ApiKeyAuth`] extractor once the key is
+//! - `admit`, called by the [`ApiKeyAuth`] extractor once the key is
 //!   verified: spends one unit of the key's general budget (429
 //!   `RATE_LIMIT_EXCEEDED` with `Retry-After` when it is spent), then checks
 //!   the route's scope (403 `INSUFFICIENT_SCOPE`). Both come before the
@@ -43,13 +43,11 @@ pub const READ_ONLY_POSTS: &[&str] = &[];
 /// `HEAD` (and the `POST`s of [`READ_ONLY_POSTS`]), `write` for everything
 /// else.
 pub fn scope_needed(method: &Method, route: &str) -> Scope {
-    if method == Method::GET || method == Method::HEAD || method == Method::OPTIONS {
-        Scope::Read
-    } else if method == Method::POST && READ_ONLY_POSTS.contains(&route) {
-        Scope::Read
-    } else {
-        Scope::Write
-    }
+    let reads = method == Method::GET
+        || method == Method::HEAD
+        || method == Method::OPTIONS
+        || (method == Method::POST && READ_ONLY_POSTS.contains(&route));
+    if reads { Scope::Read } else { Scope::Write }
 }
 
 /// Whether `path` is the public API's.

@@ -281,8 +281,10 @@ async fn api_nodes_share_the_budget_through_redis(
     let rate_limits = limits(limiter, 10);
     let app = TestApp::spawn_with(backend, config(rate_limits.clone())).await;
     let (_, key) = app.org_with_key(Plan::Pro).await;
-    let mut api = vidpulse_api::ApiConfig::default();
-    api.rate_limits = rate_limits.clone();
+    let api = vidpulse_api::ApiConfig {
+        rate_limits: rate_limits.clone(),
+        ..vidpulse_api::ApiConfig::default()
+    };
     let services = Services::new(
         app.store.clone(),
         Arc::new(app.clock.clone()),
