@@ -884,6 +884,28 @@ try {
     expect(r.status === 401, `revoked key answers ${r.status}`);
   });
 
+  await journey('read-only API key', async () => {
+    await visit('/settings');
+    await page.getByLabel('Key name').fill('dashboards');
+    await page.getByLabel('Access').selectOption('read');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.locator('#new-api-key').waitFor();
+    const readKey = (await page.locator('#new-api-key').textContent()).trim();
+    await page.getByRole('row', { name: /dashboards/ }).getByText('Read only').waitFor();
+    const auth = { Authorization: `Bearer ${readKey}` };
+    const who = await fetch(`${base}/v1/whoami`, { headers: auth });
+    expect(who.ok, `whoami with a read-only key: ${who.status}`);
+    expect((await who.json()).data.api_key.scopes.join(',') === 'read', 'whoami says read only');
+    expect(/^"default";r=\d+;t=\d+$/.test(who.headers.get('ratelimit') || ''), `RateLimit header: ${who.headers.get('ratelimit')}`);
+    const track = await fetch(`${base}/v1/videos/track`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ urls: ['https://www.youtube.com/watch?v=aqz-KE-bpKQ'] }),
+    });
+    expect(track.status === 403, `a write with a read-only key answers ${track.status}`);
+    expect((await track.json()).error.code === 'INSUFFICIENT_SCOPE', 'INSUFFICIENT_SCOPE');
+  });
+
   let inviteLink;
   await journey('team invite', async () => {
     await visit('/team');

@@ -31,6 +31,7 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(metrics::metrics))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn(v1::gate::rate_limit_headers))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(axum::middleware::from_fn_with_state(
@@ -48,6 +49,7 @@ fn routes_and_document() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(sign_in::router())
         .merge(shared::router())
         .split_for_parts();
+    v1::gate::describe(&mut doc);
     crate::openapi::describe_errors(&mut doc);
     (api, doc)
 }
