@@ -1,5 +1,6 @@
-//! Per-API-key rate limits (docs/api.md, "Rate limits"): GCRA, kept in
-//! the process, or shared by every API node through Redis when
+//! Per-API-key rate limits (docs/api.md, "Rate limits"), and the
+//! per-token limit of the pages a share link opens: GCRA, kept in the
+//! process by `governor`, or shared by every API node through Redis when
 //! `VIDPULSE_REDIS_URL` is set (one Lua script per check, on the Redis
 //! server's clock, so nodes with skewed clocks agree).
 //!
@@ -11,21 +12,36 @@
 //! ([`collecting`]), and the gate writes the most constraining one into the
 //! `RateLimit-Policy` and `RateLimit` headers.
 //!
-//! The algorithm, the same in the process and in Redis: each budget of each
-//! key keeps a theoretical arrival time (TAT). Its *backlog* is how far the
-//! TAT lies ahead of now (0: the budget is full). A check of `n` units adds
-//! `n` intervals (a minute / the quota) to the backlog, and is refused when
-//! that would exceed the capacity (a minute): then nothing is spent. The
-//! units left are (capacity − backlog) / interval, the budget is full again
-//! after the backlog.
-
-use std::cell::RefCell;
+//! The algorithm: each budget of each key keeps a theoretical arrival time
+//! (TAT). Its *backlog* is how far the TAT lies ahead of now (0: the budget
+//! is full). A check of `n` units adds `n` intervals (a minute / the quota)
+//! to the backlog, and is refused when that would exceed the capacity (a
+//! minute): then nothing is spent. The units left are (capacity − backlog)
+//! / interval, the budget is full again after the backlog.
+//!
+//! In the process, `governor` decides (one keyed limiter per budget, with
+//! its `StateInformationMiddleware`): the units left are its snapshot's
+//! `remaining_burst_capacity()`, the wait of a refusal its
+//! `NotUntil::wait_time_from`. governor does not expose the TAT itself, so
+//! the reset there is (quota − remaining) × interval, rounded up: the
+//! latest moment the budget is full again, up to one interval (60 s /
+//! quota) later than the exact one the Redis script answers. governor has
+//! no read-only check either: a peek runs its check on a store that
+//! does not write ([`RateLimits::peek`]).
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use axum::http::StatusCode;
+use governor::clock::{Clock as _, DefaultClock};
+use governor::middleware::StateInformationMiddleware;
+use governor::nanos::Nanos;
+use governor::state::keyed::{DashMapStateStore, ShrinkableKeyedStateStore};
+use governor::state::{NotKeyed, StateStore};
+use governor::{Quota, RateLimiter};
 use tokio::sync::OnceCell;
 use vidpulse_domain::ApiKeyId;
 
@@ -81,10 +97,12 @@ pub enum Budget {
     CreatorTrack,
     /// `GET /v1/bloggers/jobs/{job_id}` requests.
     JobStatus,
+    /// The requests of a share link's pages, per token (not a key's).
+    ShareLink,
 }
 
 impl Budget {
-    /// Every budget, the general one first.
+    /// Every budget of an API key, the general one first.
     pub const ALL: [Budget; 5] = [
         Budget::Requests,
         Budget::MultiVideoRequests,
@@ -101,6 +119,7 @@ impl Budget {
             Budget::Videos => "track-urls",
             Budget::CreatorTrack => "creator-track",
             Budget::JobStatus => "job-status",
+            Budget::ShareLink => "share-link",
         }
     }
 
@@ -121,9 +140,11 @@ impl Budget {
             Budget::Videos => "the URLs of POST /v1/videos/track",
             Budget::CreatorTrack => "POST /v1/bloggers/track",
             Budget::JobStatus => "GET /v1/bloggers/jobs/{job_id}",
+            Budget::ShareLink => "GET /share/{token}, /report, /report.csv and /logo",
         }
     }
 
+    /// What a refusal says is spent.
     fn name(self) -> &'static str {
         match self {
             Budget::Requests => "requests per minute",
@@ -131,6 +152,7 @@ impl Budget {
             Budget::Videos => "videos per minute",
             Budget::CreatorTrack => "creator track requests per minute",
             Budget::JobStatus => "job status requests per minute",
+            Budget::ShareLink => "requests per minute for this link",
         }
     }
 
@@ -141,6 +163,7 @@ impl Budget {
             Budget::Videos => "videos",
             Budget::CreatorTrack => "creator",
             Budget::JobStatus => "jobs",
+            Budget::ShareLink => "share",
         }
     }
 
@@ -151,6 +174,7 @@ impl Budget {
             Budget::MultiVideoRequests => config.multi_video_requests_per_minute,
             Budget::Videos => config.videos_per_minute,
             Budget::CreatorTrack | Budget::JobStatus => config.creator_requests_per_minute,
+            Budget::ShareLink => crate::shared::REQUESTS_PER_MINUTE,
         }
         .clamp(1, MAX_PER_MINUTE)
     }
@@ -181,6 +205,26 @@ impl BudgetState {
             quota,
             remaining: u32::try_from(left).unwrap_or(quota).min(quota),
             reset_secs: backlog_us.div_ceil(1_000_000),
+            retry_after,
+        }
+    }
+
+    /// The state of a budget with `remaining` units left (governor's
+    /// snapshot): full again after the units spent, rounded up.
+    fn with_remaining(
+        budget: Budget,
+        quota: u32,
+        interval: Duration,
+        remaining: u32,
+        retry_after: Option<u64>,
+    ) -> Self {
+        let remaining = remaining.min(quota);
+        let spent = interval.as_nanos() * u128::from(quota - remaining);
+        Self {
+            budget,
+            quota,
+            remaining,
+            reset_secs: u64::try_from(spent.div_ceil(1_000_000_000)).unwrap_or(WINDOW_SECS),
             retry_after,
         }
     }
@@ -252,19 +296,6 @@ fn interval_us(quota: u32) -> u64 {
     (WINDOW_US / u64::from(quota.max(1))).max(1)
 }
 
-/// One GCRA check: admitted or not, the backlog after it (unchanged when
-/// refused), and, when refused, the wait until it would be admitted (µs).
-/// The Lua script [`GCRA`] is this, on the Redis server.
-fn decide(backlog: u64, interval: u64, quota: u32, cost: u32) -> (bool, u64, u64) {
-    let capacity = interval * u64::from(quota);
-    let after = backlog + interval * u64::from(cost);
-    if after > capacity {
-        (false, backlog, after - capacity)
-    } else {
-        (true, after, 0)
-    }
-}
-
 /// The limiters.
 #[derive(Debug)]
 pub struct RateLimits {
@@ -272,22 +303,140 @@ pub struct RateLimits {
     store: Limiters,
 }
 
-/// The budgets kept in the process: each budget's TAT, in µs from `base`.
+/// One budget of every key in the process: governor's keyed limiter.
+type Limiter = RateLimiter<String, Store, DefaultClock, StateInformationMiddleware>;
+
+/// The budgets kept in the process.
 #[derive(Debug)]
 struct LocalBudgets {
-    base: Instant,
-    state: Mutex<LocalState>,
+    limiters: HashMap<Budget, LocalBudget>,
 }
 
-#[derive(Debug, Default)]
-struct LocalState {
-    tats: HashMap<(Budget, ApiKeyId), u64>,
-    /// Entries at which full budgets are forgotten next.
-    prune_at: usize,
+#[derive(Debug)]
+struct LocalBudget {
+    limiter: Limiter,
+    quota: Quota,
+    /// Keys held at which full budgets are forgotten next.
+    prune_at: AtomicUsize,
 }
 
-/// Entries kept before the first pruning of full budgets.
+/// Keys held before the first pruning of full budgets.
 const PRUNE_FLOOR: usize = 4096;
+
+thread_local! {
+    /// Set while a peek runs its check: the store then writes nothing.
+    static PEEKING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// governor's keyed store, which writes nothing while [`PEEKING`] (then an
+/// unknown key is not added either).
+#[derive(Debug, Default)]
+struct Store(DashMapStateStore<String>);
+
+impl StateStore for Store {
+    type Key = String;
+
+    fn measure_and_replace<T, F, E>(&self, key: &String, f: F) -> Result<T, E>
+    where
+        F: Fn(Option<Nanos>) -> Result<(T, Nanos), E>,
+    {
+        if !PEEKING.get() {
+            return self.0.measure_and_replace(key, f);
+        }
+        let tat = self.0.get(key).and_then(|state| {
+            state
+                .measure_and_replace(&NotKeyed::NonKey, Err::<((), Nanos), _>)
+                .err()
+                .flatten()
+        });
+        f(tat).map(|(out, _)| out)
+    }
+}
+
+impl ShrinkableKeyedStateStore<String> for Store {
+    fn retain_recent(&self, drop_below: Nanos) {
+        ShrinkableKeyedStateStore::retain_recent(&self.0, drop_below);
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl LocalBudgets {
+    fn new(config: &RateLimitConfig) -> Self {
+        let budgets = Budget::ALL.into_iter().chain([Budget::ShareLink]);
+        let limiters = budgets
+            .map(|budget| {
+                let quota = NonZeroU32::new(budget.per_minute(config)).unwrap_or(NonZeroU32::MIN);
+                let quota = Quota::per_minute(quota);
+                let limiter = Limiter::new(quota, Store::default(), DefaultClock::default());
+                let prune_at = AtomicUsize::new(PRUNE_FLOOR);
+                (
+                    budget,
+                    LocalBudget {
+                        limiter,
+                        quota,
+                        prune_at,
+                    },
+                )
+            })
+            .collect();
+        Self { limiters }
+    }
+
+    fn get(&self, budget: Budget) -> &LocalBudget {
+        &self.limiters[&budget]
+    }
+}
+
+impl LocalBudget {
+    /// Takes `n` units (at most the quota) of `key`'s budget.
+    fn take(&self, budget: Budget, quota: u32, key: &str, n: u32) -> Taken {
+        let held = self.limiter.len();
+        if held >= self.prune_at.load(Ordering::Relaxed) {
+            // A budget whose TAT has passed is full: as if unknown.
+            self.limiter.retain_recent();
+            let next = (self.limiter.len() * 2).max(PRUNE_FLOOR);
+            self.prune_at.store(next, Ordering::Relaxed);
+        }
+        let key = key.to_owned();
+        let cells = NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN);
+        let wait = match self.limiter.check_key_n(&key, cells) {
+            Ok(Ok(snapshot)) => {
+                let interval = snapshot.quota().replenish_interval();
+                let remaining = snapshot.remaining_burst_capacity();
+                let state = BudgetState::with_remaining(budget, quota, interval, remaining, None);
+                return Taken::Admitted(Some(state));
+            }
+            Ok(Err(not_until)) => {
+                let wait = not_until.wait_time_from(self.limiter.clock().now());
+                u64::try_from(wait.as_nanos().div_ceil(1_000_000_000))
+                    .unwrap_or(WINDOW_SECS)
+                    .max(1)
+            }
+            // More than a whole budget never fits: wait a window and ask less.
+            Err(_) => WINDOW_SECS,
+        };
+        Taken::Refused(self.peek(budget, quota, &key, Some(wait)))
+    }
+
+    /// The budget's state now, spending nothing: governor's check of one
+    /// unit on a store that does not write.
+    fn peek(&self, budget: Budget, quota: u32, key: &str, retry_after: Option<u64>) -> BudgetState {
+        PEEKING.set(true);
+        let checked = self.limiter.check_key(&key.to_owned());
+        PEEKING.set(false);
+        let interval = self.quota.replenish_interval();
+        // The snapshot counts the units left after the unit it would take.
+        let remaining = checked.map_or(0, |snapshot| snapshot.remaining_burst_capacity() + 1);
+        BudgetState::with_remaining(budget, quota, interval, remaining, retry_after)
+    }
+}
 
 #[derive(Debug)]
 enum Limiters {
@@ -337,10 +486,7 @@ impl RateLimits {
     /// by [`Self::check`]).
     pub fn new(config: &RateLimitConfig) -> Self {
         let store = match &config.redis_url {
-            None => Limiters::Local(LocalBudgets {
-                base: Instant::now(),
-                state: Mutex::default(),
-            }),
+            None => Limiters::Local(LocalBudgets::new(config)),
             Some(url) => Limiters::Redis {
                 url: url.clone(),
                 connection: OnceCell::new(),
@@ -400,13 +546,13 @@ impl RateLimits {
     async fn script(
         &self,
         budget: Budget,
-        key: ApiKeyId,
+        key: &str,
         quota: u32,
         cost: u32,
     ) -> Result<(u64, u64), String> {
         let mut conn = self.redis().await?;
         redis::Script::new(GCRA)
-            .key(format!("vidpulse:rl:{}:{}", budget.key_part(), key.0))
+            .key(format!("vidpulse:rl:{}:{key}", budget.key_part()))
             .arg(interval_us(quota))
             .arg(quota)
             .arg(cost)
@@ -418,9 +564,17 @@ impl RateLimits {
     /// Takes `n` units from `budget` of `key`. A Redis that fails admits the
     /// request (logged), with no state to report: limits protect the
     /// service, they do not stop it.
-    async fn take(&self, budget: Budget, key: ApiKeyId, n: u32) -> Taken {
+    async fn take(&self, budget: Budget, key: &str, n: u32) -> Taken {
         let quota = budget.per_minute(&self.config);
-        let interval = interval_us(quota);
+        let local = match &self.store {
+            Limiters::Local(local) => local,
+            Limiters::Redis { .. } => return self.take_shared(budget, key, quota, n).await,
+        };
+        local.get(budget).take(budget, quota, key, n)
+    }
+
+    /// [`Self::take`] through the Redis script.
+    async fn take_shared(&self, budget: Budget, key: &str, quota: u32, n: u32) -> Taken {
         // More than a whole budget never fits: wait a window and ask less.
         let too_many = n > quota;
         let cost = if too_many { 0 } else { n };
@@ -432,40 +586,14 @@ impl RateLimits {
             };
             Taken::Refused(BudgetState::new(budget, quota, backlog, Some(wait)))
         };
-        match &self.store {
-            Limiters::Local(local) => {
-                let now = u64::try_from(local.base.elapsed().as_micros()).unwrap_or(u64::MAX);
-                let mut state = local.state.lock().unwrap_or_else(|e| e.into_inner());
-                let backlog = state
-                    .tats
-                    .get(&(budget, key))
-                    .map_or(0, |tat| tat.saturating_sub(now));
-                let (admitted, after, wait) = decide(backlog, interval, quota, cost);
-                if too_many {
-                    return refused(backlog, 0);
-                }
-                if !admitted {
-                    return refused(backlog, wait);
-                }
-                state.tats.insert((budget, key), now + after);
-                if state.tats.len() >= state.prune_at.max(PRUNE_FLOOR) {
-                    // A budget whose TAT has passed is full: as if unknown.
-                    state.tats.retain(|_, tat| *tat > now);
-                    state.prune_at = state.tats.len() * 2;
-                }
-                Taken::Admitted(Some(BudgetState::new(budget, quota, after, None)))
+        match self.script(budget, key, quota, cost).await {
+            Ok((_, backlog)) if too_many => refused(backlog, 0),
+            Ok((0, after)) => Taken::Admitted(Some(BudgetState::new(budget, quota, after, None))),
+            Ok((wait, backlog)) => refused(backlog, wait),
+            Err(e) => {
+                tracing::warn!(error = %e, "shared rate limit unavailable; request admitted");
+                Taken::Admitted(None)
             }
-            Limiters::Redis { .. } => match self.script(budget, key, quota, cost).await {
-                Ok((_, backlog)) if too_many => refused(backlog, 0),
-                Ok((0, after)) => {
-                    Taken::Admitted(Some(BudgetState::new(budget, quota, after, None)))
-                }
-                Ok((wait, backlog)) => refused(backlog, wait),
-                Err(e) => {
-                    tracing::warn!(error = %e, "shared rate limit unavailable; request admitted");
-                    Taken::Admitted(None)
-                }
-            },
         }
     }
 
@@ -473,17 +601,10 @@ impl RateLimits {
     /// Redis cannot say.
     pub async fn peek(&self, budget: Budget, key: ApiKeyId) -> Option<BudgetState> {
         let quota = budget.per_minute(&self.config);
+        let key = key.0.to_string();
         match &self.store {
-            Limiters::Local(local) => {
-                let now = u64::try_from(local.base.elapsed().as_micros()).unwrap_or(u64::MAX);
-                let state = local.state.lock().unwrap_or_else(|e| e.into_inner());
-                let backlog = state
-                    .tats
-                    .get(&(budget, key))
-                    .map_or(0, |tat| tat.saturating_sub(now));
-                Some(BudgetState::new(budget, quota, backlog, None))
-            }
-            Limiters::Redis { .. } => match self.script(budget, key, quota, 0).await {
+            Limiters::Local(local) => Some(local.get(budget).peek(budget, quota, &key, None)),
+            Limiters::Redis { .. } => match self.script(budget, &key, quota, 0).await {
                 Ok((_, backlog)) => Some(BudgetState::new(budget, quota, backlog, None)),
                 Err(e) => {
                     tracing::warn!(error = %e, "shared rate limit unavailable");
@@ -493,34 +614,42 @@ impl RateLimits {
         }
     }
 
+    /// Admits one request to the pages of the share link whose token
+    /// hashes (SHA-256, hex) to `token_hash`, or says when to retry.
+    pub async fn check_share_link(&self, token_hash: &str) -> Result<(), ApiError> {
+        self.admit(Budget::ShareLink, token_hash, 1).await
+    }
+
     /// Admits one `/v1` request of `key` (the general budget), or says
     /// when to retry.
     pub async fn check_request(&self, key: ApiKeyId) -> Result<(), ApiError> {
-        self.admit(Budget::Requests, key, 1).await
+        self.admit(Budget::Requests, &key.0.to_string(), 1).await
     }
 
     /// Admits a `POST /v1/bloggers/track` for `key`, or says when to retry.
     pub async fn check_creator_track(&self, key: ApiKeyId) -> Result<(), ApiError> {
-        self.admit(Budget::CreatorTrack, key, 1).await
+        self.admit(Budget::CreatorTrack, &key.0.to_string(), 1)
+            .await
     }
 
     /// Admits a job status read for `key`, or says when to retry.
     pub async fn check_job_status(&self, key: ApiKeyId) -> Result<(), ApiError> {
-        self.admit(Budget::JobStatus, key, 1).await
+        self.admit(Budget::JobStatus, &key.0.to_string(), 1).await
     }
 
     /// Admits a track request of `urls` URLs for `key`, or says when to retry.
     pub async fn check_track(&self, key: ApiKeyId, urls: usize) -> Result<(), ApiError> {
+        let key = key.0.to_string();
         // The smaller budget first, so a request it refuses spends no videos.
         if urls > 1 {
-            self.admit(Budget::MultiVideoRequests, key, 1).await?;
+            self.admit(Budget::MultiVideoRequests, &key, 1).await?;
         }
-        self.admit(Budget::Videos, key, urls).await
+        self.admit(Budget::Videos, &key, urls).await
     }
 
     /// Takes `n` (at least 1) from `budget`, notes its state for the
     /// request's headers, and answers 429 when refused.
-    async fn admit(&self, budget: Budget, key: ApiKeyId, n: usize) -> Result<(), ApiError> {
+    async fn admit(&self, budget: Budget, key: &str, n: usize) -> Result<(), ApiError> {
         let n = u32::try_from(n).unwrap_or(u32::MAX).max(1);
         match self.take(budget, key, n).await {
             Taken::Admitted(state) => {
@@ -531,18 +660,25 @@ impl RateLimits {
             }
             Taken::Refused(state) => {
                 note(state);
-                Err(limited(budget.name(), state.retry_after.unwrap_or(1)))
+                Err(limited(budget, state.retry_after.unwrap_or(1)))
             }
         }
     }
 }
 
-fn limited(what: &str, retry_after: u64) -> ApiError {
+fn limited(budget: Budget, retry_after: u64) -> ApiError {
     let retry_after = retry_after.max(1);
+    let message = match budget {
+        Budget::ShareLink => format!("Too many requests for this link; retry in {retry_after} s"),
+        _ => format!(
+            "Rate limit exceeded ({}); retry in {retry_after} s",
+            budget.name()
+        ),
+    };
     ApiError::new(
         StatusCode::TOO_MANY_REQUESTS,
         ErrorCode::RateLimitExceeded,
-        format!("Rate limit exceeded ({what}); retry in {retry_after} s"),
+        message,
     )
     .with_retry_after(retry_after)
 }
@@ -675,18 +811,80 @@ mod tests {
     }
 
     #[test]
-    fn gcra_spends_a_minute_at_most() {
-        let interval = interval_us(600);
-        assert_eq!(interval, 100_000);
-        assert_eq!(decide(0, interval, 600, 1), (true, 100_000, 0));
-        assert_eq!(decide(59_900_000, interval, 600, 1), (true, 60_000_000, 0));
-        assert_eq!(
-            decide(60_000_000, interval, 600, 1),
-            (false, 60_000_000, 100_000)
-        );
+    fn states_from_a_backlog_or_the_units_left() {
+        assert_eq!(interval_us(600), 100_000);
+        assert_eq!(interval_us(MAX_PER_MINUTE), 1);
         let s = BudgetState::new(Budget::Requests, 600, 100_000, None);
         assert_eq!((s.remaining, s.reset_secs), (599, 1));
-        assert_eq!(interval_us(MAX_PER_MINUTE), 1);
+        let s = BudgetState::new(Budget::Requests, 600, 60_000_000, None);
+        assert_eq!((s.remaining, s.reset_secs), (0, 60));
+        let interval = Quota::per_minute(NonZeroU32::new(600).unwrap()).replenish_interval();
+        let s = BudgetState::with_remaining(Budget::Requests, 600, interval, 599, None);
+        assert_eq!((s.remaining, s.reset_secs), (599, 1));
+        let s = BudgetState::with_remaining(Budget::Requests, 600, interval, 0, Some(1));
+        assert_eq!((s.remaining, s.reset_secs), (0, 60));
+        let s = BudgetState::with_remaining(Budget::Requests, 600, interval, 600, None);
+        assert_eq!((s.remaining, s.reset_secs), (600, 0));
+    }
+
+    /// A whole budget in one check, then a refusal of one unit; a unit
+    /// comes back after an interval; more than the quota never fits.
+    #[tokio::test]
+    async fn governor_spends_a_minute_at_most() {
+        let limits = RateLimits::new(&RateLimitConfig {
+            videos_per_minute: 600,
+            ..RateLimitConfig::default()
+        });
+        let key = ApiKeyId::new();
+        let (result, states) = collecting(limits.check_track(key, 1)).await;
+        assert!(result.is_ok());
+        assert_eq!((states[0].remaining, states[0].reset_secs), (599, 1));
+        let (result, states) = collecting(limits.check_track(key, 599)).await;
+        assert!(result.is_ok());
+        let urls = states.last().unwrap();
+        assert_eq!(
+            (urls.budget, urls.remaining, urls.reset_secs),
+            (Budget::Videos, 0, 60)
+        );
+        let (result, states) = collecting(limits.check_track(key, 1)).await;
+        let err = result.unwrap_err();
+        assert_eq!(err.retry_after, Some(1));
+        assert_eq!(states[0].retry_after, Some(1));
+        assert_eq!(states[0].remaining, 0);
+        tokio::time::sleep(Duration::from_millis(120)).await;
+        let (result, states) = collecting(limits.check_track(key, 1)).await;
+        assert!(result.is_ok());
+        assert_eq!(states[0].remaining, 0);
+        let err = limits.check_track(ApiKeyId::new(), 601).await.unwrap_err();
+        assert_eq!(err.retry_after, Some(WINDOW_SECS));
+    }
+
+    async fn share_links_have_a_budget_per_token(redis_url: Option<String>) {
+        let limits = RateLimits::new(&RateLimitConfig {
+            redis_url,
+            ..RateLimitConfig::default()
+        });
+        limits.check().await.unwrap();
+        let token = format!("{:064x}", uuid::Uuid::new_v4().as_u128());
+        for _ in 0..crate::shared::REQUESTS_PER_MINUTE {
+            limits.check_share_link(&token).await.unwrap();
+        }
+        let err = limits.check_share_link(&token).await.unwrap_err();
+        assert_eq!(err.status, StatusCode::TOO_MANY_REQUESTS);
+        assert!(err.retry_after.is_some_and(|s| (1..=2).contains(&s)));
+        assert!(err.message.contains("this link"), "{}", err.message);
+        let other = format!("{:064x}", uuid::Uuid::new_v4().as_u128());
+        assert!(limits.check_share_link(&other).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn share_links_in_the_process() {
+        share_links_have_a_budget_per_token(None).await;
+    }
+
+    #[tokio::test]
+    async fn share_links_through_redis() {
+        share_links_have_a_budget_per_token(Some(redis_url())).await;
     }
 
     #[tokio::test]

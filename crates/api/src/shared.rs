@@ -9,10 +9,10 @@
 //! nofollow`, `Referrer-Policy: no-referrer` (the token is in the
 //! address) and `Cache-Control: no-store`; the page carries the app's
 //! content security policy. Each token has a budget of requests per
-//! minute in each API node ([`ShareThrottle`]); past it, 429
-//! `RATE_LIMIT_EXCEEDED` with `Retry-After`.
-
-use std::num::NonZeroU32;
+//! minute ([`REQUESTS_PER_MINUTE`]), kept by the API keys' limiter
+//! ([`crate::rate_limit::Budget::ShareLink`], keyed by the token's
+//! SHA-256): in each API node, or shared by every node through Redis.
+//! Past it, 429 `RATE_LIMIT_EXCEEDED` with `Retry-After`.
 
 use axum::Json;
 use axum::body::Body;
@@ -20,8 +20,6 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use governor::clock::{Clock as _, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -31,53 +29,16 @@ use crate::app::share_links::shared::{
 };
 use crate::app::share_links::token_hash;
 use crate::envelope::{Envelope, Meta, ok};
-use crate::error::{ApiError, ErrorCode};
+use crate::error::ApiError;
 use crate::extract::Query;
 use crate::files::{ImageKind, is_safe_name};
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 use crate::v1::export::{self, Format};
 
-/// Requests a token may make per minute, in each API node.
+/// Requests a token may make per minute (in each API node, or across
+/// them all with Redis).
 pub const REQUESTS_PER_MINUTE: u32 = 60;
-/// Tokens remembered before the idle ones are forgotten.
-const REMEMBERED: usize = 10_000;
-
-/// Per-token budgets of requests to shared pages.
-#[derive(Debug)]
-pub struct ShareThrottle {
-    requests: DefaultKeyedRateLimiter<String>,
-}
-
-impl Default for ShareThrottle {
-    fn default() -> Self {
-        let per_minute = NonZeroU32::new(REQUESTS_PER_MINUTE).unwrap_or(NonZeroU32::MIN);
-        Self {
-            requests: RateLimiter::keyed(Quota::per_minute(per_minute)),
-        }
-    }
-}
-
-impl ShareThrottle {
-    /// Takes one request of the budget of the token hashing to `hash`.
-    pub fn take(&self, hash: &str) -> Result<(), ApiError> {
-        if self.requests.len() > REMEMBERED {
-            self.requests.retain_recent();
-        }
-        self.requests
-            .check_key(&hash.to_owned())
-            .map_err(|not_until| {
-                let wait = not_until.wait_time_from(DefaultClock::default().now());
-                let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-                ApiError::new(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    ErrorCode::RateLimitExceeded,
-                    format!("Too many requests for this link; retry in {secs} s"),
-                )
-                .with_retry_after(secs.max(1))
-            })
-    }
-}
 
 /// The shared pages' routes, with their headers on every answer.
 pub fn router() -> OpenApiRouter<AppState> {
@@ -105,7 +66,7 @@ async fn private(mut response: Response) -> Response {
 
 /// The token's budget, then its link when it opens.
 async fn admit(app: &AppState, token: &str, count_view: bool) -> Result<Opened, ApiError> {
-    app.share_throttle.take(&token_hash(token))?;
+    app.limits.check_share_link(&token_hash(token)).await?;
     open(app, token, count_view).await
 }
 

@@ -177,8 +177,6 @@ pub struct SharedState {
     pub resets: ResetQueue,
     /// Thumbnails fetched from the platforms' image CDNs.
     pub thumbnails: Thumbnails,
-    /// Per-token budgets of the pages share links open.
-    pub share_throttle: crate::shared::ShareThrottle,
     /// Alert rules tested within the cooldown (`POST …/alerts/{id}/test`).
     pub alert_tests: moka::sync::Cache<uuid::Uuid, ()>,
 }
@@ -214,7 +212,6 @@ impl AppState {
             passwords: Passwords::default(),
             sign_ins: SignInThrottle::default(),
             resets: ResetQueue::default(),
-            share_throttle: Default::default(),
             alert_tests: moka::sync::Cache::builder()
                 .max_capacity(100_000)
                 .time_to_live(std::time::Duration::from_secs(

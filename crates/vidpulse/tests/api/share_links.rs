@@ -2,24 +2,32 @@
 //! listed without its token, opened without sign-in and counted, what its
 //! page hides, its CSV and logo, revoked, expired), another organization's
 //! campaign, bad input that writes nothing, the plan and role gates, and
-//! the per-token rate limit.
+//! the per-token rate limit, in each API node or shared by the nodes
+//! through Redis.
 //!
 //! The campaign is the campaign report's "Launch" (see campaign_report.rs:
 //! four videos, budget 1000 EUR; over D+2..D+6 from each video's first
 //! reading it gains 10,800 views and spends 606 EUR) with a fifth video in
 //! another campaign that gains 20,000 views.
 
+use std::sync::Arc;
+
 use chrono::Duration;
 use reqwest::Method;
 use rstest::rstest;
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use vidpulse::app::{Services, run_server};
+use vidpulse_api::rate_limit::RateLimitConfig;
 use vidpulse_domain::identity::Role;
 use vidpulse_domain::{Clock, OrgId, Plan};
+use vidpulse_platforms::ShortLinkResolver;
 use vidpulse_store::Backend;
 
 use crate::campaign_report::{d, launch, launch_fields, with_videos};
 use crate::dashboard::{call, member, team};
-use crate::helpers::{Answer, TestApp, assert_nested_error};
+use crate::helpers::{Answer, TestApp, TestConfig, assert_nested_error};
+use crate::processes::redis_url;
 
 /// The share links of campaign `id` on the public API.
 fn links(id: &str) -> String {
@@ -400,6 +408,87 @@ async fn a_token_has_a_budget_of_requests(
             .as_u16(),
         404
     );
+}
+
+/// A second API node on the same database and limits, serving on its
+/// own port: `(its address, what stops it, the server)`.
+async fn second_node(
+    app: &TestApp,
+    rate_limits: RateLimitConfig,
+) -> (
+    String,
+    CancellationToken,
+    tokio::task::JoinHandle<anyhow::Result<()>>,
+) {
+    let api = vidpulse_api::ApiConfig {
+        rate_limits,
+        ..vidpulse_api::ApiConfig::default()
+    };
+    let services = Services::new(
+        app.store.clone(),
+        Arc::new(app.clock.clone()),
+        Arc::new(app.source.clone()),
+        ShortLinkResolver::offline(),
+        api,
+        vidpulse::app::WorkerSettings::default(),
+    )
+    .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = format!("http://{}", listener.local_addr().unwrap());
+    let shutdown = CancellationToken::new();
+    let server = tokio::spawn(run_server(listener, services, false, shutdown.clone()));
+    (address, shutdown, server)
+}
+
+/// With Redis, two API nodes spend one budget per token; without it,
+/// each node keeps its own.
+#[rstest]
+#[tokio::test]
+async fn api_nodes_share_a_token_budget_through_redis(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+    #[values(false, true)] redis: bool,
+) {
+    let rate_limits = RateLimitConfig {
+        redis_url: redis.then(redis_url),
+        ..RateLimitConfig::default()
+    };
+    let mut config = TestConfig::default();
+    config.api.rate_limits = rate_limits.clone();
+    let app = TestApp::spawn_with(backend, config).await;
+    let (second, shutdown, server) = second_node(&app, rate_limits).await;
+    // A token of its own: Redis outlives the test.
+    let path = format!("/share/vpshare_{}/report", uuid::Uuid::new_v4().simple());
+    let on = |node: usize| {
+        let (app, path, second) = (&app, &path, &second);
+        async move {
+            let base = if node == 0 { &app.address } else { second };
+            let response = app
+                .client
+                .get(format!("{base}{path}"))
+                .send()
+                .await
+                .unwrap();
+            TestApp::answer(response).await
+        }
+    };
+    // Half the budget on each node.
+    for i in 0..vidpulse_api::shared::REQUESTS_PER_MINUTE {
+        assert_eq!(on((i % 2) as usize).await.status.as_u16(), 404, "{i}");
+    }
+    let a = on(0).await;
+    if redis {
+        assert_nested_error(&a, 429, "RATE_LIMIT_EXCEEDED");
+        let b = on(1).await;
+        assert_nested_error(&b, 429, "RATE_LIMIT_EXCEEDED");
+        let wait: u64 = b.headers["retry-after"].to_str().unwrap().parse().unwrap();
+        assert!((1..=2).contains(&wait), "retry-after {wait}");
+    } else {
+        // Each node has spent only half of its own budget.
+        assert_eq!(a.status.as_u16(), 404);
+        assert_eq!(on(1).await.status.as_u16(), 404);
+    }
+    shutdown.cancel();
+    server.await.unwrap().unwrap();
 }
 
 #[rstest]
