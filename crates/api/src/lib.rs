@@ -21,6 +21,7 @@ pub mod error;
 pub mod extract;
 pub mod files;
 mod health;
+pub mod idempotency;
 pub mod input;
 pub use vidpulse_notify::mail;
 pub mod metrics;
