@@ -195,10 +195,12 @@ impl Claim {
 
 impl Drop for Claim {
     fn drop(&mut self) {
-        if let Some(token) = self.token.take() {
+        if let Some(token) = self.token.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
             let store = self.app.store.clone();
             let (org, key) = (self.org, std::mem::take(&mut self.key));
-            tokio::spawn(async move {
+            runtime.spawn(async move {
                 if let Err(e) = store.release_idempotency_key(org, &key, token).await {
                     tracing::warn!(error = %e, "an idempotency key cut off could not be freed; its lease will");
                 }

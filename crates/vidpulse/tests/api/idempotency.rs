@@ -349,3 +349,86 @@ async fn every_post_of_v1_takes_a_key(
     }
     assert!(posts >= 10, "{posts} POST operations under /v1");
 }
+
+#[rstest]
+#[tokio::test]
+async fn a_first_request_cut_off_or_dead_frees_its_key(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let config = TestConfig {
+        api: vidpulse_api::ApiConfig {
+            connections: vidpulse_api::ConnectionLimits {
+                request_timeout: std::time::Duration::from_secs(2),
+                ..vidpulse_api::ConnectionLimits::default()
+            },
+            ..vidpulse_api::ApiConfig::default()
+        },
+        sim: SimulatedConfig {
+            latency: std::time::Duration::from_secs(3),
+            ..SimulatedConfig::default()
+        },
+        ..TestConfig::default()
+    };
+    let app = TestApp::spawn_with(backend, config).await;
+    let (org, key) = app.org_with_key(Plan::Pro).await;
+    let tracked = app.track(&key, &[TIKTOK]).await;
+    let id = tracked["data"]["results"][0]["video_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // Cut off by the time limit (the platform is slow): nothing kept, and
+    // the key is free at once for whatever request comes with it.
+    let path = format!("/v1/videos/by-id/{id}/refresh");
+    let a = post(&app, &path, &key, "slow", &json!({})).await;
+    assert_nested_error(&a, 408, "REQUEST_TIMEOUT");
+    let other = json!({ "urls": [YOUTUBE] });
+    let mut freed = None;
+    for _ in 0..20 {
+        let a = post(&app, "/v1/videos/track", &key, "slow", &other).await;
+        if a.status.as_u16() != 422 {
+            freed = Some(a);
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let a = freed.expect("the key was freed");
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(a.body["data"]["results"][0]["status"], "tracked");
+
+    // A node died holding a key: retries wait, then take it over once its
+    // lease (the time limit and 30 s) has run out.
+    let body = json!({ "urls": [INSTAGRAM] });
+    let fingerprint = vidpulse_domain::idempotency::fingerprint(
+        "POST",
+        "/v1/videos/track",
+        &serde_json::to_vec(&body).unwrap(),
+    );
+    let claim = app
+        .store
+        .claim_idempotency_key(
+            vidpulse_domain::OrgId(org),
+            "orphan",
+            &fingerprint,
+            app.clock_now(),
+            Duration::seconds(32),
+            Duration::hours(24),
+        )
+        .await
+        .unwrap();
+    assert!(matches!(claim, vidpulse_store::KeyClaim::Claimed { .. }));
+    let a = post(&app, "/v1/videos/track", &key, "orphan", &body).await;
+    assert_nested_error(&a, 408, "REQUEST_TIMEOUT");
+    assert_eq!(
+        video_count(&app, &key).await,
+        2,
+        "the waiting retry did nothing"
+    );
+    app.advance(Duration::seconds(32));
+    let a = post(&app, "/v1/videos/track", &key, "orphan", &body).await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert!(!replayed(&a));
+    assert_eq!(a.body["data"]["results"][0]["status"], "tracked");
+    let retry = post(&app, "/v1/videos/track", &key, "orphan", &body).await;
+    assert_replay(&a, &retry);
+}
