@@ -1,5 +1,5 @@
-//! The whole HTTP surface: `/v1`, health, the OpenAPI document, and the
-//! answers for unknown paths and methods.
+//! The whole HTTP surface: `/v1`, the MCP server, health, the OpenAPI
+//! document, and the answers for unknown paths and methods.
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -13,7 +13,7 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::error::{ApiError, ErrorCode};
 use crate::openapi::ApiDoc;
 use crate::state::AppState;
-use crate::{dashboard, health, metrics, middleware, shared, sign_in, v1};
+use crate::{dashboard, health, mcp, metrics, middleware, shared, sign_in, v1};
 
 /// Largest request body accepted; larger answers 413 `PAYLOAD_TOO_LARGE`.
 pub const BODY_LIMIT: usize = 1024 * 1024;
@@ -24,6 +24,7 @@ pub fn router(state: AppState) -> Router {
     let (api, doc) = routes_and_document();
     Router::new()
         .merge(api)
+        .merge(mcp::router())
         .merge(crate::openapi::docs(doc))
         .merge(vidpulse_web::router())
         .route("/healthz", get(health::healthz))

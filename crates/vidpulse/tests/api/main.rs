@@ -26,6 +26,7 @@ mod leaderboard;
 mod listing;
 mod live;
 mod manual_refresh;
+mod mcp;
 mod patch;
 mod plans;
 mod processes;
