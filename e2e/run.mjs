@@ -884,6 +884,28 @@ try {
     expect(r.status === 401, `revoked key answers ${r.status}`);
   });
 
+  await journey('read-only API key', async () => {
+    await visit('/settings');
+    await page.getByLabel('Key name').fill('dashboards');
+    await page.getByLabel('Access').selectOption('read');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.locator('#new-api-key').waitFor();
+    const readKey = (await page.locator('#new-api-key').textContent()).trim();
+    await page.getByRole('row', { name: /dashboards/ }).getByText('Read only').waitFor();
+    const auth = { Authorization: `Bearer ${readKey}` };
+    const who = await fetch(`${base}/v1/whoami`, { headers: auth });
+    expect(who.ok, `whoami with a read-only key: ${who.status}`);
+    expect((await who.json()).data.api_key.scopes.join(',') === 'read', 'whoami says read only');
+    expect(/^"default";r=\d+;t=\d+$/.test(who.headers.get('ratelimit') || ''), `RateLimit header: ${who.headers.get('ratelimit')}`);
+    const track = await fetch(`${base}/v1/videos/track`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ urls: ['https://www.youtube.com/watch?v=aqz-KE-bpKQ'] }),
+    });
+    expect(track.status === 403, `a write with a read-only key answers ${track.status}`);
+    expect((await track.json()).error.code === 'INSUFFICIENT_SCOPE', 'INSUFFICIENT_SCOPE');
+  });
+
   let inviteLink;
   await journey('team invite', async () => {
     await visit('/team');
@@ -1823,6 +1845,50 @@ try {
     }
     expect(asked.length === 1 && asked[0].includes('Viral videos'), `confirm: ${asked}`);
     await page.getByText('No alert rules yet.').waitFor();
+  });
+
+  await journey('alerts: a rule fires once and its firing is shown', async () => {
+    // A "video unavailable" rule, then a video the simulated TikTok reports
+    // gone (its id cannot exist there): the worker's next pass fires it once.
+    await visit('/alerts');
+    await page.getByLabel('Name', { exact: true }).fill('Gone videos');
+    await page.getByLabel('Kind', { exact: true }).selectOption('video_unavailable');
+    await page.locator('#alert-form .checks input').first().check();
+    await page.getByRole('button', { name: 'Create rule' }).click();
+    await page.locator('.toast', { hasText: 'Rule “Gone videos” created.' }).waitFor();
+    // A test message first: sent to the member now, no firing recorded.
+    await page.getByRole('button', { name: 'Send a test of “Gone videos”' }).click();
+    await page.locator('.toast', { hasText: /Test of “Gone videos”: E-mail to \S+@example\.test: sent/ }).waitFor();
+    const rules = await apiFetch('GET', '/dashboard/alerts');
+    const rule = rules.body.data.find((r) => r.name === 'Gone videos');
+    const url = 'https://www.tiktok.com/@gone.test/video/99999999999999999999';
+    const tracked = await apiFetch('POST', '/dashboard/videos/track', { urls: [url] });
+    expect(tracked.status === 200, `track: ${JSON.stringify(tracked.body)}`);
+    const events = await waitFor('the rule to fire', async () => {
+      const e = await apiFetch('GET', `/dashboard/alerts/${rule.id}/events`);
+      return e.body?.data?.length ? e.body.data : null;
+    }, 150000, 2000);
+    expect(events.length === 1 && events[0].threshold === 'unavailable', JSON.stringify(events));
+    await waitFor('its e-mail sent', async () => {
+      const e = await apiFetch('GET', `/dashboard/alerts/${rule.id}/events`);
+      return e.body.data[0].sends.every((x) => x.status === 'sent');
+    }, 90000, 2000);
+    await visit('/alerts');
+    const row = page.locator('#alert-rules table tbody tr', { hasText: 'Gone videos' });
+    await row.waitFor();
+    expect(!(await row.textContent()).includes('Never'), `last fired shown: ${await row.textContent()}`);
+    await row.getByRole('button', { name: 'Firings' }).click();
+    const firing = page.locator('#alert-events table tbody tr');
+    await firing.first().waitFor();
+    expect((await firing.count()) === 1, `one firing: ${await firing.count()}`);
+    const text = await firing.first().textContent();
+    expect(text.includes('Unavailable') && /E-mail to \S+@example\.test: sent/.test(text), `the firing and where it was sent: ${text}`);
+    await checkA11y('alerts (a firing)');
+    await shot('alerts-firing');
+    // Untracked and deleted, so later journeys see the catalog as before.
+    const gone = tracked.body.data.results[0].video_id;
+    await apiFetch('DELETE', `/dashboard/alerts/${rule.id}`);
+    await apiFetch('DELETE', `/dashboard/videos/${gone}`);
   });
 
   await journey('recaps: subscribe, change, stop; a Slack channel recap; a viewer; a free plan; phone; German', async () => {

@@ -36,7 +36,10 @@ org=$("$bin" admin create-org --name Conformance --plan business --owner-email s
 key=$("$bin" admin create-api-key --org "$org" | python3 -c 'import json,sys; print(json.load(sys.stdin)["api_key"])')
 token=$("$bin" admin issue-token --email st@example.com | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 
-RUST_LOG=warn "$bin" serve --listen "127.0.0.1:$port" >"$work/serve.log" 2>&1 &
+# Thousands of requests with one key: a budget that never runs out, so the
+# operations are exercised rather than refused with 429.
+RUST_LOG=warn VIDPULSE_RATE_LIMIT_REQUESTS_PER_MINUTE=60000000 \
+  "$bin" serve --listen "127.0.0.1:$port" >"$work/serve.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 1 50); do
   curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break

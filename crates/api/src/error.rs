@@ -51,6 +51,8 @@ pub enum ErrorCode {
     SubscriptionLimit,
     /// The caller may not do this.
     InsufficientPermissions,
+    /// The API key's scopes do not include what the request needs.
+    InsufficientScope,
     /// PATCH of a video that does not exist for the caller.
     VideoNotFound,
     /// Anything else that does not exist (including unknown paths).
@@ -122,6 +124,7 @@ impl ErrorCode {
             ErrorCode::PaidPlanRequired => "PAID_PLAN_REQUIRED",
             ErrorCode::SubscriptionLimit => "SUBSCRIPTION_LIMIT",
             ErrorCode::InsufficientPermissions => "INSUFFICIENT_PERMISSIONS",
+            ErrorCode::InsufficientScope => "INSUFFICIENT_SCOPE",
             ErrorCode::VideoNotFound => "VIDEO_NOT_FOUND",
             ErrorCode::NotFound => "NOT_FOUND",
             ErrorCode::MethodNotAllowed => "METHOD_NOT_ALLOWED",

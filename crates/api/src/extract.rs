@@ -53,6 +53,20 @@ impl<T: Input> JsonBody<T> {
     }
 }
 
+impl<T> JsonBody<T> {
+    /// A body already read as JSON (an MCP tool's arguments), checked for
+    /// NUL characters as a request's body is.
+    pub(crate) fn from_value(body: Value) -> Result<Self, ApiError> {
+        if let Some(nul) = find_nul(&body) {
+            return Err(nul.into_error());
+        }
+        Ok(JsonBody {
+            body,
+            typed_as: PhantomData,
+        })
+    }
+}
+
 impl<S: Send + Sync, T> FromRequest<S> for JsonBody<T> {
     type Rejection = ApiError;
 
@@ -202,9 +216,20 @@ impl<S: Send + Sync, T> FromRequestParts<S> for Query<T> {
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
         let query = parts.uri.query().unwrap_or("");
+        Query::from_pairs(url::form_urlencoded::parse(query.as_bytes()).into_owned())
+    }
+}
+
+impl<T> Query<T> {
+    /// The query of these parameters, in order (a repeated one counts once
+    /// for [`Query::parse`], every value in [`Query::all`]), checked for NUL
+    /// characters: a query string's, or an MCP tool's arguments.
+    pub(crate) fn from_pairs(
+        pairs: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Self, ApiError> {
         let mut params = Map::new();
         let mut repeated = Vec::new();
-        for (name, value) in url::form_urlencoded::parse(query.as_bytes()).into_owned() {
+        for (name, value) in pairs {
             if name.contains('\0') {
                 return Err(ApiError::validation(
                     "query",

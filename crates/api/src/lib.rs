@@ -2,7 +2,8 @@
 //! [`v1`]) and the dashboard API (a JWT or the web app's session, root paths,
 //! [`dashboard`]), signing in ([`sign_in`]), health endpoints and the OpenAPI
 //! document generated from the handlers; the router also serves the web app
-//! (`vidpulse-web`).
+//! (`vidpulse-web`) and the MCP server for AI assistants ([`mcp`], `/mcp`,
+//! API keys, over the same use cases as `/v1`).
 //!
 //! The two faces are thin: a handler authenticates, reads the request into
 //! checked values, calls a use case of the application layer ([`app`]),
@@ -24,6 +25,7 @@ mod health;
 pub mod idempotency;
 pub mod input;
 pub use vidpulse_notify::mail;
+pub mod mcp;
 pub mod metrics;
 pub mod middleware;
 pub mod openapi;

@@ -47,6 +47,7 @@ pub fn docs<S: Clone + Send + Sync + 'static>(doc: utoipa::openapi::OpenApi) -> 
         (name = "analytics", description = "Campaign totals and daily increments"),
         (name = "campaigns", description = "Campaigns: named groups of videos with client, dates, budget, currency and target"),
         (name = "alerts", description = "Alert rules: milestones, velocity, outliers, followers and unavailable videos, sent by e-mail, to Slack or Discord, or as webhook events"),
+        (name = "recaps", description = "Scheduled recaps: a daily or weekly summary of a campaign or the organization, e-mailed to a member or posted to Slack or Discord"),
         (name = "webhooks", description = "Signed event deliveries (Standard Webhooks): endpoints, delivery log, replay"),
         (name = "dashboard", description = "Dashboard API: organizations and team (JWT, or a web-app session)"),
         (name = "shared", description = "Pages a campaign's share link opens, without sign-in: the token in the path is the key"),

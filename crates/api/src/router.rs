@@ -1,5 +1,5 @@
-//! The whole HTTP surface: `/v1`, health, the OpenAPI document, and the
-//! answers for unknown paths and methods.
+//! The whole HTTP surface: `/v1`, the MCP server, health, the OpenAPI
+//! document, and the answers for unknown paths and methods.
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -13,7 +13,7 @@ use utoipa_axum::router::OpenApiRouter;
 use crate::error::{ApiError, ErrorCode};
 use crate::openapi::ApiDoc;
 use crate::state::AppState;
-use crate::{dashboard, health, metrics, middleware, shared, sign_in, v1};
+use crate::{dashboard, health, mcp, metrics, middleware, shared, sign_in, v1};
 
 /// Largest request body accepted; larger answers 413 `PAYLOAD_TOO_LARGE`.
 pub const BODY_LIMIT: usize = 1024 * 1024;
@@ -27,6 +27,7 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             crate::idempotency::idempotent,
         )))
+        .merge(mcp::router())
         .merge(crate::openapi::docs(doc))
         .merge(vidpulse_web::router())
         .route("/healthz", get(health::healthz))
@@ -34,6 +35,7 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(metrics::metrics))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::from_fn(v1::gate::rate_limit_headers))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(axum::middleware::from_fn_with_state(
@@ -51,6 +53,7 @@ fn routes_and_document() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(sign_in::router())
         .merge(shared::router())
         .split_for_parts();
+    v1::gate::describe(&mut doc);
     crate::idempotency::describe(&mut doc);
     crate::openapi::describe_errors(&mut doc);
     (api, doc)

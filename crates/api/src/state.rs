@@ -179,6 +179,8 @@ pub struct SharedState {
     pub thumbnails: Thumbnails,
     /// Per-token budgets of the pages share links open.
     pub share_throttle: crate::shared::ShareThrottle,
+    /// Alert rules tested within the cooldown (`POST …/alerts/{id}/test`).
+    pub alert_tests: moka::sync::Cache<uuid::Uuid, ()>,
 }
 
 impl AppState {
@@ -213,6 +215,12 @@ impl AppState {
             sign_ins: SignInThrottle::default(),
             resets: ResetQueue::default(),
             share_throttle: Default::default(),
+            alert_tests: moka::sync::Cache::builder()
+                .max_capacity(100_000)
+                .time_to_live(std::time::Duration::from_secs(
+                    crate::app::alerts::TEST_COOLDOWN_SECS,
+                ))
+                .build(),
         }))
     }
 }

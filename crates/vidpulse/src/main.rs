@@ -152,8 +152,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
                 )
                 .await
                 .and_then(|o| print_json(&o)),
-                AdminCommand::CreateApiKey { org, name } => {
-                    admin::create_api_key(&store, org, name.as_deref(), now)
+                AdminCommand::CreateApiKey { org, name, scopes } => {
+                    admin::create_scoped_api_key(&store, org, name.as_deref(), scopes, now)
                         .await
                         .and_then(|o| print_json(&o))
                 }

@@ -59,8 +59,9 @@ pub const SESSION_COOKIE: &str = "vidpulse_session";
 /// The paths of the HTTP interfaces and the server's own documents: an
 /// unknown path at or under one of them is the API's JSON 404 whatever the
 /// client accepts, never the app's not-found page.
-pub const API_PREFIXES: [&str; 16] = [
+pub const API_PREFIXES: [&str; 17] = [
     "/v1",
+    "/mcp",
     "/auth",
     "/organizations",
     "/dashboard",

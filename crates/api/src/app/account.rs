@@ -1,15 +1,21 @@
 //! The account use cases: the usage report of the caller's organization
 //! (docs/api.md, "Usage": GET /v1/account/usage and GET /dashboard/usage),
-//! and the months that monthly caps count in.
+//! its plan's limits and what it uses of them (GET /organizations/plan),
+//! what an API key is and may do (GET /v1/whoami), and the months that
+//! monthly caps count in.
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveTime, TimeZone, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
 use uuid::Uuid;
 use vidpulse_domain::OrgId;
+use vidpulse_domain::api_key::Scopes;
+use vidpulse_store::Organization;
 
 use crate::app::rfc3339;
+use crate::auth::ApiKeyAuth;
 use crate::error::ApiError;
+use crate::rate_limit::{Budget, WINDOW_SECS};
 use crate::state::AppState;
 
 /// Days of history in the report, today included.
@@ -103,6 +109,219 @@ pub(crate) async fn usage_report(app: &AppState, org: OrgId) -> Result<UsageRepo
         limits: UsageLimits {
             read_cap: app.config.read_cap,
         },
+    })
+}
+
+/// One limit and how much of it is in use.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Allowance {
+    /// In use now.
+    pub used: i64,
+    /// The most allowed (the plan's, or the operator's override).
+    pub limit: i64,
+}
+
+/// The month's trend searches.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MonthlyAllowance {
+    /// Searches this calendar month (UTC).
+    pub used: i64,
+    /// Searches allowed a month (0: none on this plan).
+    pub limit: i64,
+    /// When the count starts again (RFC 3339, the next month's first instant).
+    pub resets_at: String,
+}
+
+/// An organization, its plan's limits and what it uses of each now,
+/// counted as the checks that enforce them count.
+pub(crate) struct PlanStanding {
+    /// The organization, as stored now.
+    pub org: Organization,
+    /// Videos whose tracking window is open, against the quota.
+    pub tracked_videos: Allowance,
+    /// Active creators and creator adds in flight, against the cap.
+    pub creators: Allowance,
+    /// This month's trend searches, against the monthly allowance.
+    pub trend_searches: MonthlyAllowance,
+}
+
+/// Organization `org`'s plan standing; 404 when it does not exist.
+pub(crate) async fn plan_standing(app: &AppState, org: OrgId) -> Result<PlanStanding, ApiError> {
+    let now = app.clock.now();
+    let (org, used) = app
+        .store
+        .plan_use(org, now, month_start(now.year(), now.month()))
+        .await?
+        .ok_or_else(|| ApiError::not_found("No such organization"))?;
+    let limits = org.limits();
+    Ok(PlanStanding {
+        tracked_videos: Allowance {
+            used: used.tracked_videos,
+            limit: limits.video_quota,
+        },
+        creators: Allowance {
+            used: used.creators,
+            limit: limits.creator_cap,
+        },
+        trend_searches: MonthlyAllowance {
+            used: used.trend_searches,
+            limit: org.plan.monthly_trend_searches().unwrap_or(0),
+            resets_at: rfc3339(next_month_start(now)),
+        },
+        org,
+    })
+}
+
+/// The key's organization in [`Whoami`].
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WhoamiOrganization {
+    /// Its id.
+    pub id: Uuid,
+    /// Its name.
+    pub name: String,
+    /// `free`, `pro` or `business`.
+    #[schema(value_type = String, example = "pro")]
+    pub plan: vidpulse_domain::Plan,
+    /// Whether the plan allows the paid operations (PATCH, creators,
+    /// analytics, trend search, campaigns).
+    pub paid_operations: bool,
+}
+
+/// A scope of an API key: `read` (the public API's `GET`s) or `write`
+/// (everything else).
+#[derive(Debug, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum KeyScope {
+    /// Reads.
+    Read,
+    /// Writes.
+    Write,
+}
+
+/// The key in [`Whoami`].
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WhoamiKey {
+    /// Its id.
+    pub id: Uuid,
+    /// Its label.
+    pub name: Option<String>,
+    /// Its clear prefix.
+    pub prefix: String,
+    /// What it may do: `["read"]` (read only) or `["read", "write"]`.
+    #[schema(value_type = Vec<KeyScope>, example = json!(["read", "write"]))]
+    pub scopes: Scopes,
+}
+
+/// Credits charged: metered, never refused for want of a balance.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CreditUse {
+    /// Charged today (UTC).
+    pub used_today: i64,
+    /// Charged over the last 30 days, today included.
+    pub used_30_days: i64,
+}
+
+/// The organization's quotas and what it uses of them.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WhoamiQuotas {
+    /// Videos whose tracking window is open, against the tracked-video quota.
+    pub tracked_videos: Allowance,
+    /// Active tracked creators and creator adds in flight, against the
+    /// creator cap.
+    pub creators: Allowance,
+    /// Trend searches this month, against the plan's monthly allowance.
+    pub trend_searches: MonthlyAllowance,
+    /// Credits charged.
+    pub credits: CreditUse,
+}
+
+/// One rate limit of the key, as the limiter holds it now.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RateLimitStanding {
+    /// The policy's name, as in the `RateLimit-Policy` header (`default`:
+    /// every request).
+    pub policy: &'static str,
+    /// The requests that spend it.
+    pub applies_to: &'static str,
+    /// What it counts: `requests`, or `urls` (the URLs of track requests).
+    pub unit: &'static str,
+    /// Units per window.
+    pub quota: u32,
+    /// The window, in seconds; the budget refills evenly over it.
+    pub window_secs: u64,
+    /// Units left now; `null` when the shared limiter (Redis) cannot say.
+    pub remaining: Option<u32>,
+    /// Seconds until the budget is full again; `null` as `remaining`.
+    pub reset_secs: Option<u64>,
+}
+
+/// `data` of `GET /v1/whoami`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Whoami {
+    /// The key's organization.
+    pub organization: WhoamiOrganization,
+    /// The key.
+    pub api_key: WhoamiKey,
+    /// The plan's quotas and what the organization uses of them.
+    pub quotas: WhoamiQuotas,
+    /// The key's rate limits per minute, this request spent.
+    pub rate_limits: Vec<RateLimitStanding>,
+    /// Whether the rate limits are shared by every API node (through
+    /// Redis); when false, each node keeps its own.
+    pub rate_limits_shared: bool,
+}
+
+/// What `auth`'s key is, may do and has left. Charges nothing.
+pub(crate) async fn whoami(app: &AppState, auth: &ApiKeyAuth) -> Result<Whoami, ApiError> {
+    let standing = plan_standing(app, auth.org.id).await?;
+    let today = app.clock.now().date_naive();
+    let days = app
+        .store
+        .usage_history(auth.org.id, today - Duration::days(USAGE_DAYS - 1))
+        .await?;
+    let credits = CreditUse {
+        used_today: days
+            .iter()
+            .filter(|d| d.day == today)
+            .map(|d| d.credits_used)
+            .sum(),
+        used_30_days: days.iter().map(|d| d.credits_used).sum(),
+    };
+    let mut rate_limits = Vec::with_capacity(Budget::ALL.len());
+    for budget in Budget::ALL {
+        let state = app.limits.peek(budget, auth.key_id).await;
+        rate_limits.push(RateLimitStanding {
+            policy: budget.policy(),
+            applies_to: budget.applies_to(),
+            unit: budget.unit(),
+            quota: budget.per_minute(app.limits.config()),
+            window_secs: WINDOW_SECS,
+            remaining: state.map(|s| s.remaining),
+            reset_secs: state.map(|s| s.reset_secs),
+        });
+    }
+    let org = standing.org;
+    Ok(Whoami {
+        organization: WhoamiOrganization {
+            id: org.id.0,
+            paid_operations: org.plan.is_paid(),
+            plan: org.plan,
+            name: org.name,
+        },
+        api_key: WhoamiKey {
+            id: auth.key_id.0,
+            name: auth.key_name.clone(),
+            prefix: auth.key_prefix.clone(),
+            scopes: auth.scopes,
+        },
+        quotas: WhoamiQuotas {
+            tracked_videos: standing.tracked_videos,
+            creators: standing.creators,
+            trend_searches: standing.trend_searches,
+            credits,
+        },
+        rate_limits,
+        rate_limits_shared: app.limits.shared(),
     })
 }
 

@@ -12,7 +12,7 @@ use utoipa::{IntoParams, ToSchema};
 use uuid::Uuid;
 use vidpulse_domain::OrgId;
 use vidpulse_domain::patch::sent;
-use vidpulse_notify::chat::refused_chat_url;
+use vidpulse_notify::chat::{ChatClient, ChatKind, refused_chat_url};
 use vidpulse_store::alerts::{
     AlertEvent, AlertRefusal, AlertRule, AlertRuleChanges, MAX_RULES, NewAlertRule,
 };
@@ -568,6 +568,114 @@ fn refused(refusal: AlertRefusal) -> ApiError {
             ErrorCode::ValidationError,
             format!("The organization has {MAX_RULES} alert rules already; delete one first"),
         ),
+    }
+}
+
+/// How long a rule's test waits before the next one (per API node).
+pub const TEST_COOLDOWN_SECS: u64 = 30;
+
+/// How a test message went to one channel.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AlertTestSend {
+    /// `email`, `slack`, `discord` or `webhooks`.
+    pub channel: &'static str,
+    /// The address, or the chat URL masked; `""` for webhooks.
+    pub target: String,
+    /// `sent`, `failed`, or `skipped` (webhooks: they have a test of their own).
+    pub status: &'static str,
+    /// Why it failed or was skipped.
+    pub error: Option<String>,
+}
+
+/// `data` of a test: each channel's outcome.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct AlertTest {
+    /// The rule tested.
+    pub id: Uuid,
+    /// One entry per recipient or chat.
+    pub sends: Vec<AlertTestSend>,
+}
+
+/// Sends a test message to every channel of `org`'s rule `id` now, and
+/// says how each went. Nothing is recorded as a firing. One test per rule
+/// every [`TEST_COOLDOWN_SECS`] (429 with `Retry-After`).
+pub(crate) async fn test_alert(
+    app: &AppState,
+    org: OrgId,
+    id: Uuid,
+) -> Result<AlertTest, ApiError> {
+    let rule = rule_of(app, org, id).await?;
+    if app.alert_tests.contains_key(&id) {
+        return Err(ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::RateLimitExceeded,
+            format!("This rule was tested moments ago; test it again in {TEST_COOLDOWN_SECS} s"),
+        )
+        .with_retry_after(TEST_COOLDOWN_SECS));
+    }
+    app.alert_tests.insert(id, ());
+    let subject = format!("vidpulse: a test of the alert rule “{}”", rule.name);
+    let text = format!(
+        "This is a test from vidpulse. The alert rule “{}” sends its alerts here when it fires.",
+        rule.name
+    );
+    let members = app.store.members(org).await?;
+    let chat = ChatClient::new(
+        app.config.webhook_allow_private,
+        std::time::Duration::from_secs(10),
+    );
+    let mut sends = Vec::new();
+    for channel in rule.channels.as_array().into_iter().flatten() {
+        match channel["type"].as_str().unwrap_or_default() {
+            "email" => {
+                let ids = channel["to"].as_array().into_iter().flatten();
+                for who in ids.filter_map(Value::as_str) {
+                    let Some(member) = members.iter().find(|m| m.user_id.0.to_string() == who)
+                    else {
+                        continue;
+                    };
+                    let sent = app
+                        .mailer
+                        .send(&member.email, subject.clone(), text.clone())
+                        .await;
+                    sends.push(outcome("email", member.email.clone(), sent));
+                }
+            }
+            kind @ ("slack" | "discord") => {
+                let url = channel["url"].as_str().unwrap_or_default();
+                let sent = match (&chat, kind.parse::<ChatKind>()) {
+                    (Ok(chat), Ok(kind)) => chat.post(kind, url, &text).await,
+                    (Err(e), _) => Err(e.to_string()),
+                    (_, Err(e)) => Err(e),
+                };
+                let channel = if kind == "slack" { "slack" } else { "discord" };
+                sends.push(outcome(channel, masked_url(url), sent));
+            }
+            _ => sends.push(AlertTestSend {
+                channel: "webhooks",
+                target: String::new(),
+                status: "skipped",
+                error: Some(
+                    "Webhook endpoints have a test of their own (POST /v1/webhooks/{id}/test)"
+                        .into(),
+                ),
+            }),
+        }
+    }
+    Ok(AlertTest { id, sends })
+}
+
+/// The entry of one test send.
+fn outcome(channel: &'static str, target: String, sent: Result<(), String>) -> AlertTestSend {
+    let (status, error) = match sent {
+        Ok(()) => ("sent", None),
+        Err(e) => ("failed", Some(e)),
+    };
+    AlertTestSend {
+        channel,
+        target,
+        status,
+        error,
     }
 }
 

@@ -40,6 +40,17 @@ impl OrgAuth {
         }
     }
 
+    /// Refuses with 402 `PAID_PLAN_REQUIRED` (and where to upgrade) when
+    /// the organization is on the free plan.
+    pub async fn require_paid_plan(&self, app: &AppState) -> Result<(), ApiError> {
+        let org = app
+            .store
+            .organization(self.org)
+            .await?
+            .ok_or_else(|| ApiError::not_found("No such organization"))?;
+        crate::auth::require_paid_plan(org.plan, &app.config.upgrade_url)
+    }
+
     /// The answer to this caller for an action that needs role `needed`.
     pub fn lacks(&self, needed: Role) -> ApiError {
         ApiError::new(

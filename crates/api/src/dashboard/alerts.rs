@@ -11,10 +11,10 @@ use utoipa_axum::routes;
 use vidpulse_domain::identity::Role;
 
 use crate::app::alerts::{
-    AlertEventView, AlertEventsParams, AlertView, CreateAlert, Deleted, UpdateAlert, alert_events,
-    alert_id, create_alert, delete_alert, list_alerts, read_alert, update_alert,
+    AlertEventView, AlertEventsParams, AlertTest, AlertView, CreateAlert, Deleted, UpdateAlert,
+    alert_events, alert_id, create_alert, delete_alert, list_alerts, read_alert, test_alert,
+    update_alert,
 };
-use crate::auth::require_paid_plan;
 use crate::dashboard::access::OrgAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
@@ -28,17 +28,13 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list, create))
         .routes(routes!(read, update, delete))
         .routes(routes!(events))
+        .routes(routes!(test))
 }
 
 /// A write's checks: an editor or above, on a paid plan.
 async fn may_write(app: &AppState, auth: &OrgAuth) -> Result<(), ApiError> {
     auth.require(Role::Editor)?;
-    let org = app
-        .store
-        .organization(auth.org)
-        .await?
-        .ok_or_else(|| ApiError::not_found("No such organization"))?;
-    require_paid_plan(org.plan, &app.config.upgrade_url)
+    auth.require_paid_plan(app).await
 }
 
 /// The organization's alert rules, oldest first. Every plan.
@@ -184,4 +180,31 @@ async fn events(
     let id = alert_id(path)?;
     let (items, pagination) = alert_events(&app, auth.org, id, q.parse()?).await?;
     Ok(ok(items, Meta::of(&ctx).with_pagination(pagination)))
+}
+
+/// Send a test message to each of a rule's channels now and say how each
+/// went; no firing is recorded. Editors and above, on a paid plan; one
+/// test per rule every 30 seconds.
+#[utoipa::path(
+    post, path = "/dashboard/alerts/{alert_id}/test", tag = "dashboard",
+    params(("X-Organization-ID" = Uuid, Header, description = "The organization"), ("alert_id" = Uuid, Path, description = "The rule")),
+    responses(
+        (status = 200, description = "Each channel's outcome", body = Envelope<AlertTest>),
+        (status = 401, description = "MISSING_AUTH or INVALID_TOKEN"),
+        (status = 402, description = "PAID_PLAN_REQUIRED with `upgrade_url`"),
+        (status = 403, description = "INSUFFICIENT_PERMISSIONS: editors and above"),
+        (status = 404, description = "NOT_FOUND"),
+        (status = 429, description = "RATE_LIMIT_EXCEEDED: tested moments ago, with `Retry-After`"),
+    ),
+    security(("bearer_jwt" = []))
+)]
+async fn test(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: OrgAuth,
+    path: Result<PathParam, ApiError>,
+) -> Result<Json<Envelope<AlertTest>>, ApiError> {
+    may_write(&app, &auth).await?;
+    let id = alert_id(path)?;
+    Ok(ok(test_alert(&app, auth.org, id).await?, Meta::of(&ctx)))
 }

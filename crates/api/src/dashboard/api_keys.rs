@@ -10,10 +10,12 @@ use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
+use vidpulse_domain::api_key::Scopes;
 use vidpulse_domain::identity::Role;
 use vidpulse_domain::{ApiKeyId, api_key};
 use vidpulse_store::{ApiKeyRecord, NewApiKey};
 
+use crate::app::account::KeyScope;
 use crate::app::rfc3339;
 use crate::dashboard::access::OrgAuth;
 use crate::dashboard::organizations::MAX_NAME_CHARS;
@@ -41,6 +43,10 @@ pub struct KeyItem {
     pub prefix: String,
     /// Its label.
     pub name: Option<String>,
+    /// What it may do: `["read"]` (read only) or `["read", "write"]` (full
+    /// access).
+    #[schema(value_type = Vec<KeyScope>, example = json!(["read", "write"]))]
+    pub scopes: Scopes,
     /// When it was created.
     pub created_at: String,
     /// When it was last used, if ever.
@@ -64,6 +70,7 @@ fn item(k: ApiKeyRecord) -> KeyItem {
         key_id: k.id.0,
         prefix: k.prefix,
         name: k.name,
+        scopes: k.scopes,
         created_at: rfc3339(k.created_at),
         last_used_at: k.last_used_at.map(rfc3339),
         revoked_at: k.revoked_at.map(rfc3339),
@@ -77,18 +84,35 @@ pub struct CreateKeyRequest {
     /// trimmed, 1 to 200 characters.
     #[schema(value_type = Option<String>, min_length = 1, max_length = 200)]
     name: Option<Trimmed<1, MAX_NAME_CHARS>>,
+    /// Optional: what the key may do, `["read"]` (read only) or `["read",
+    /// "write"]` (full access, the default; also when `null`).
+    #[schema(value_type = Option<Vec<KeyScope>>, example = json!(["read"]))]
+    scopes: Option<Scopes>,
 }
 
 impl Refusals for CreateKeyRequest {
     fn refuse(fault: &Fault<'_>) -> ApiError {
-        let message = match (fault.field(), fault.sent()) {
-            ("name", Some(Value::String(_))) => {
-                format!("`name` must be 1 to {MAX_NAME_CHARS} characters")
+        let (field, message) = match (fault.field(), fault.sent_in(fault.field())) {
+            ("name", Some(Value::String(_))) => (
+                "name",
+                format!("`name` must be 1 to {MAX_NAME_CHARS} characters"),
+            ),
+            ("name", _) => ("name", "`name` must be a string".to_owned()),
+            ("scopes", Some(Value::Array(names))) => {
+                let names: Option<Vec<&str>> = names.iter().map(Value::as_str).collect();
+                let why = match names.map(Scopes::from_names) {
+                    Some(Err(e)) => e.to_string(),
+                    _ => "the scopes are strings, `read` and `write`".to_owned(),
+                };
+                ("scopes", format!("`scopes`: {why}"))
             }
-            ("name", _) => "`name` must be a string".to_owned(),
+            ("scopes", _) => (
+                "scopes",
+                "`scopes` must be an array: `[\"read\"]` or `[\"read\", \"write\"]`".to_owned(),
+            ),
             _ => return not_an_object(),
         };
-        ApiError::validation("name", message)
+        ApiError::validation(field, message)
     }
 }
 
@@ -117,7 +141,7 @@ async fn list(
 #[utoipa::path(
     post, path = "/organizations/api-keys", tag = "dashboard",
     params(("X-Organization-ID" = Uuid, Header, description = "The organization")),
-    request_body(content = CreateKeyRequest, description = "`{\"name\": \"CI\"}` (`name` optional)"),
+    request_body(content = CreateKeyRequest, description = "`{\"name\": \"CI\", \"scopes\": [\"read\"]}` (both optional; full access by default)"),
     responses(
         (status = 201, description = "Created", body = Envelope<CreatedKey>),
         (status = 400, description = "VALIDATION_ERROR with `field`"),
@@ -132,7 +156,8 @@ async fn create(
     body: JsonBody<CreateKeyRequest>,
 ) -> Result<(StatusCode, Json<Envelope<CreatedKey>>), ApiError> {
     auth.require(Role::Admin)?;
-    let name = body.parse()?.name.map(|Trimmed(name)| name);
+    let body = body.parse()?;
+    let name = body.name.map(|Trimmed(name)| name);
     let secret = api_key::generate();
     let key = app
         .store
@@ -141,6 +166,7 @@ async fn create(
             name,
             prefix: secret.prefix.clone(),
             key_hash: secret.hash.to_vec(),
+            scopes: body.scopes.unwrap_or_default(),
             now: app.clock.now(),
         })
         .await?;

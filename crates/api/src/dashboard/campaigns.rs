@@ -15,7 +15,6 @@ use crate::app::campaigns::{
     CampaignView, CampaignsParams, CreateCampaign, Deleted, UpdateCampaign, campaign_id,
     create_campaign, delete_campaign, list_campaigns, read_campaign, update_campaign,
 };
-use crate::auth::require_paid_plan;
 use crate::dashboard::access::OrgAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
@@ -33,12 +32,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// A write's checks: an editor or above, on a paid plan.
 async fn may_write(app: &AppState, auth: &OrgAuth) -> Result<(), ApiError> {
     auth.require(Role::Editor)?;
-    let org = app
-        .store
-        .organization(auth.org)
-        .await?
-        .ok_or_else(|| ApiError::not_found("No such organization"))?;
-    require_paid_plan(org.plan, &app.config.upgrade_url)
+    auth.require_paid_plan(app).await
 }
 
 /// The organization's campaigns, newest first, with their counts; the

@@ -5,15 +5,13 @@
 
 use axum::Json;
 use axum::extract::State;
-use chrono::Datelike;
 use serde::Serialize;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 
-use crate::app::account::{month_start, next_month_start};
-use crate::app::rfc3339;
+use crate::app::account::plan_standing;
 use crate::dashboard::access::OrgAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
@@ -25,25 +23,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(plan))
 }
 
-/// One limit and how much of it is in use.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Allowance {
-    /// In use now.
-    pub used: i64,
-    /// The most allowed (the plan's, or the operator's override).
-    pub limit: i64,
-}
-
-/// The month's trend searches.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct MonthlyAllowance {
-    /// Searches this calendar month (UTC).
-    pub used: i64,
-    /// Searches allowed a month (0: none on this plan).
-    pub limit: i64,
-    /// When the count starts again (RFC 3339, the next month's first instant).
-    pub resets_at: String,
-}
+pub use crate::app::account::{Allowance, MonthlyAllowance};
 
 /// The organization's plan and what it uses of it.
 #[derive(Debug, Serialize, ToSchema)]
@@ -83,31 +63,15 @@ async fn plan(
     ctx: RequestContext,
     auth: OrgAuth,
 ) -> Result<Json<Envelope<PlanReport>>, ApiError> {
-    let now = app.clock.now();
-    let (org, used) = app
-        .store
-        .plan_use(auth.org, now, month_start(now.year(), now.month()))
-        .await?
-        .ok_or_else(|| ApiError::not_found("No such organization"))?;
-    let limits = org.limits();
+    let standing = plan_standing(&app, auth.org).await?;
     Ok(ok(
         PlanReport {
-            organization_id: org.id.0,
-            plan: org.plan,
-            paid_operations: org.plan.is_paid(),
-            tracked_videos: Allowance {
-                used: used.tracked_videos,
-                limit: limits.video_quota,
-            },
-            creators: Allowance {
-                used: used.creators,
-                limit: limits.creator_cap,
-            },
-            trend_searches: MonthlyAllowance {
-                used: used.trend_searches,
-                limit: org.plan.monthly_trend_searches().unwrap_or(0),
-                resets_at: rfc3339(next_month_start(now)),
-            },
+            organization_id: standing.org.id.0,
+            plan: standing.org.plan,
+            paid_operations: standing.org.plan.is_paid(),
+            tracked_videos: standing.tracked_videos,
+            creators: standing.creators,
+            trend_searches: standing.trend_searches,
         },
         Meta::of(&ctx),
     ))

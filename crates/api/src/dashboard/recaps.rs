@@ -8,8 +8,8 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::app::recaps::{
-    CreateRecap, RecapDeleted, RecapView, UpdateRecap, create_recap, delete_recap, list_recaps,
-    recap_id, update_recap,
+    Actor, CreateRecap, RecapDeleted, RecapView, UpdateRecap, create_recap, delete_recap,
+    list_recaps, recap_id, update_recap,
 };
 use crate::dashboard::access::OrgAuth;
 use crate::envelope::{Envelope, Meta, ok};
@@ -42,7 +42,10 @@ async fn list(
     ctx: RequestContext,
     auth: OrgAuth,
 ) -> Result<Json<Envelope<Vec<RecapView>>>, ApiError> {
-    Ok(ok(list_recaps(&app, &auth).await?, Meta::of(&ctx)))
+    Ok(ok(
+        list_recaps(&app, Actor::Member(&auth)).await?,
+        Meta::of(&ctx),
+    ))
 }
 
 /// Subscribes the caller to a recap e-mail (any member), or with `channel`
@@ -70,7 +73,7 @@ async fn create(
     auth: OrgAuth,
     body: Result<JsonBody<CreateRecap>, ApiError>,
 ) -> Result<(StatusCode, Json<Envelope<RecapView>>), ApiError> {
-    let (recap, created) = create_recap(&app, &auth, body?.parse()?).await?;
+    let (recap, created) = create_recap(&app, Actor::Member(&auth), body?.parse()?).await?;
     let status = if created {
         StatusCode::CREATED
     } else {
@@ -106,7 +109,7 @@ async fn update(
     body: Result<JsonBody<UpdateRecap>, ApiError>,
 ) -> Result<Json<Envelope<RecapView>>, ApiError> {
     let id = recap_id(path)?;
-    let updated = update_recap(&app, &auth, id, body?.parse()?).await?;
+    let updated = update_recap(&app, Actor::Member(&auth), id, body?.parse()?).await?;
     Ok(ok(updated, Meta::of(&ctx)))
 }
 
@@ -133,5 +136,8 @@ async fn delete(
     path: Result<PathParam, ApiError>,
 ) -> Result<Json<Envelope<RecapDeleted>>, ApiError> {
     let id = recap_id(path)?;
-    Ok(ok(delete_recap(&app, &auth, id).await?, Meta::of(&ctx)))
+    Ok(ok(
+        delete_recap(&app, Actor::Member(&auth), id).await?,
+        Meta::of(&ctx),
+    ))
 }

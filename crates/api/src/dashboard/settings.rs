@@ -211,12 +211,7 @@ async fn change(
     body: Result<JsonBody<SettingsChange>, ApiError>,
 ) -> Result<Json<Envelope<Settings>>, ApiError> {
     auth.require(Role::Admin)?;
-    let org = app
-        .store
-        .organization(auth.org)
-        .await?
-        .ok_or_else(|| ApiError::not_found("No such organization"))?;
-    crate::auth::require_paid_plan(org.plan, &app.config.upgrade_url)?;
+    auth.require_paid_plan(&app).await?;
     let change = body?.parse()?;
     let currency = crate::app::campaigns::checked_currency("currency", &change.currency)?;
     app.store

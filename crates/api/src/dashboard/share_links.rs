@@ -16,7 +16,6 @@ use crate::app::share_links::{
     CreateShareLink, Revoked, ShareLinkView, create_share_link, link_ids, list_share_links,
     revoke_share_link,
 };
-use crate::auth::require_paid_plan;
 use crate::dashboard::access::OrgAuth;
 use crate::envelope::{Envelope, Meta, ok};
 use crate::error::ApiError;
@@ -34,12 +33,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// A write's checks: an editor or above, on a paid plan.
 async fn may_write(app: &AppState, auth: &OrgAuth) -> Result<(), ApiError> {
     auth.require(Role::Editor)?;
-    let org = app
-        .store
-        .organization(auth.org)
-        .await?
-        .ok_or_else(|| ApiError::not_found("No such organization"))?;
-    require_paid_plan(org.plan, &app.config.upgrade_url)
+    auth.require_paid_plan(app).await
 }
 
 /// The campaign's share links, newest first, revoked ones included; never

@@ -12,8 +12,9 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::app::alerts::{
-    AlertEventView, AlertEventsParams, AlertView, CreateAlert, Deleted, UpdateAlert, alert_events,
-    alert_id, create_alert, delete_alert, list_alerts, read_alert, update_alert,
+    AlertEventView, AlertEventsParams, AlertTest, AlertView, CreateAlert, Deleted, UpdateAlert,
+    alert_events, alert_id, create_alert, delete_alert, list_alerts, read_alert, test_alert,
+    update_alert,
 };
 use crate::auth::ApiKeyAuth;
 use crate::envelope::{Envelope, Meta, ok};
@@ -28,6 +29,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(list, create))
         .routes(routes!(read, update, delete))
         .routes(routes!(events))
+        .routes(routes!(test))
 }
 
 /// The organization's alert rules, oldest first. Every plan.
@@ -171,4 +173,31 @@ async fn events(
     let id = alert_id(path)?;
     let (items, pagination) = alert_events(&app, auth.org.id, id, q.parse()?).await?;
     Ok(ok(items, Meta::of(&ctx).with_pagination(pagination)))
+}
+
+/// Send a test message to each of a rule's channels now (e-mail
+/// recipients, Slack, Discord; webhooks have a test of their own) and say
+/// how each went; no firing is recorded. Requires a paid plan; one test per
+/// rule every 30 seconds.
+#[utoipa::path(
+    post, path = "/v1/alerts/{alert_id}/test", tag = "alerts",
+    params(("alert_id" = Uuid, Path, description = "The rule")),
+    responses(
+        (status = 200, description = "Each channel's outcome", body = Envelope<AlertTest>),
+        (status = 401, description = "MISSING_AUTH or INVALID_API_KEY"),
+        (status = 402, description = "PAID_PLAN_REQUIRED with `upgrade_url`"),
+        (status = 404, description = "NOT_FOUND"),
+        (status = 429, description = "RATE_LIMIT_EXCEEDED: tested moments ago, with `Retry-After`"),
+    ),
+    security(("api_key" = []))
+)]
+async fn test(
+    State(app): State<AppState>,
+    ctx: RequestContext,
+    auth: ApiKeyAuth,
+    path: Result<PathParam, ApiError>,
+) -> Result<Json<Envelope<AlertTest>>, ApiError> {
+    auth.require_paid_plan(&app.config.upgrade_url)?;
+    let id = alert_id(path)?;
+    Ok(ok(test_alert(&app, auth.org.id, id).await?, Meta::of(&ctx)))
 }

@@ -11,11 +11,14 @@ pub mod bloggers;
 pub mod campaign_report;
 pub mod campaigns;
 pub mod export;
+pub mod gate;
+pub mod recaps;
 pub mod share_links;
 pub mod top;
 pub mod trends;
 pub mod videos;
 pub mod webhooks;
+pub mod whoami;
 
 /// Every `/v1` route.
 pub fn router() -> OpenApiRouter<AppState> {
@@ -31,4 +34,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(campaign_report::router())
         .merge(share_links::router())
         .merge(alerts::router())
+        .merge(recaps::router())
+        .merge(whoami::router())
 }

@@ -144,7 +144,8 @@ pub struct NewAlertEvent {
     pub subject: String,
     /// The threshold or condition.
     pub threshold_key: String,
-    /// The first line of the message (an e-mail's subject).
+    /// The first line of the message (an e-mail's subject; the sends take
+    /// it from the message, and the details stay as given).
     pub title: String,
     /// The text.
     pub message: String,
@@ -214,7 +215,7 @@ pub struct DueAlertSend {
     pub target: String,
     /// Attempts made before this one.
     pub attempts: i64,
-    /// The e-mail subject.
+    /// The e-mail subject: the message's first line.
     pub title: String,
     /// The text.
     pub message: String,
@@ -327,6 +328,8 @@ pub trait AlertStore {
 
     /// Records a send's attempt: sent (`Ok`), or failed with the error and
     /// when to try again (`None`: failed for good).
+    /// A claim whose lease was lost (the send claimed again since) records
+    /// nothing.
     async fn finish_alert_send(
         &self,
         due: &DueAlertSend,

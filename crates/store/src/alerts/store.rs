@@ -104,22 +104,25 @@ async fn has_campaign<D: Dialect>(
 }
 
 /// The columns of [`AlertVideo`], from `tracked_videos tv` joined to
-/// `platform_videos pv`.
+/// `platform_videos pv`: the platform's title, author and publication
+/// first, the tracking's own address first, as in the video record.
 const SELECT_VIDEO: &str = "SELECT tv.id AS video_id, pv.id AS catalog_id, pv.platform,
-       coalesce(tv.own_title, pv.title) AS title,
+       coalesce(pv.title, tv.own_title) AS title,
        coalesce(pv.author_username, tv.own_author) AS author,
        coalesce(tv.own_url, pv.url) AS url,
-       coalesce(tv.own_published_at, pv.published_at) AS published_at,
+       coalesce(pv.published_at, tv.own_published_at) AS published_at,
        tv.tracking_started_at, pv.gone_at
 FROM tracked_videos tv JOIN platform_videos pv ON pv.id = tv.platform_video_id";
 
 /// A video's readings the organization sees: the platform's since its
 /// tracking started (`$1` catalog id, `$2` tracking start) and its own
-/// imports (`$3` organization), with views.
-const VISIBLE_READINGS: &str = "SELECT captured_at, views FROM observations
+/// imports (`$3` organization), with views; `own` orders the platform's
+/// reading of an instant before an import of the same instant, which the
+/// video record shows.
+const VISIBLE_READINGS: &str = "SELECT captured_at, views, 0 AS own FROM observations
        WHERE platform_video_id = $1 AND captured_at >= $2 AND views IS NOT NULL
      UNION ALL
-     SELECT captured_at, views FROM imported_observations
+     SELECT captured_at, views, 1 AS own FROM imported_observations
        WHERE organization_id = $3 AND platform_video_id = $1 AND views IS NOT NULL";
 
 /// An event's row.
@@ -154,8 +157,17 @@ struct DueRow {
     channel: String,
     target: String,
     attempts: i64,
-    details: String,
     message: String,
+}
+
+/// The e-mail subject of a firing's `message`: its first line (the
+/// firing's title, [`NewAlertEvent::title`]). The details are the
+/// caller's figures, kept as given, so the title is not stored beside them.
+fn subject(message: &str) -> String {
+    match message.lines().next().map(str::trim) {
+        Some(line) if !line.is_empty() => line.to_owned(),
+        _ => "vidpulse alert".to_owned(),
+    }
 }
 
 #[async_trait]
@@ -167,6 +179,8 @@ impl<D: Db> AlertStore for SqlStore<D> {
         now: DateTime<Utc>,
     ) -> Result<Result<AlertRule, AlertRefusal>, StoreError> {
         let mut tx = self.write_tx().await?;
+        // Concurrent creations of one organization queue here, so the cap holds.
+        crate::orgs::lock_org::<D>(&mut tx, org.0).await?;
         let count: i64 = D::query("SELECT count(*) FROM alert_rules WHERE organization_id = $1")
             .bind(org.0)
             .fetch_scalar(&mut *tx)
@@ -399,7 +413,7 @@ impl<D: Db> AlertStore for SqlStore<D> {
     ) -> Result<Option<ViewsAt>, StoreError> {
         let row: Option<ViewsAt> = D::query(AssertSqlSafe(format!(
             "SELECT captured_at, views FROM ({VISIBLE_READINGS}) r
-             WHERE captured_at <= $4 ORDER BY captured_at DESC LIMIT 1"
+             WHERE captured_at <= $4 ORDER BY captured_at DESC, own LIMIT 1"
         )))
         .bind(video.catalog_id)
         .bind(video.tracking_started_at)
@@ -417,7 +431,7 @@ impl<D: Db> AlertStore for SqlStore<D> {
     ) -> Result<Option<ViewsAt>, StoreError> {
         let row: Option<ViewsAt> = D::query(AssertSqlSafe(format!(
             "SELECT captured_at, views FROM ({VISIBLE_READINGS}) r
-             ORDER BY captured_at LIMIT 1"
+             ORDER BY captured_at, own LIMIT 1"
         )))
         .bind(video.catalog_id)
         .bind(video.tracking_started_at)
@@ -467,10 +481,6 @@ impl<D: Db> AlertStore for SqlStore<D> {
         now: DateTime<Utc>,
     ) -> Result<Option<Uuid>, StoreError> {
         let mut tx = self.write_tx().await?;
-        let mut details = event.details.clone();
-        if let Value::Object(map) = &mut details {
-            map.insert("title".into(), Value::String(event.title.clone()));
-        }
         // The firing first: a rule fires once per subject and threshold,
         // and only the writer of the row sends.
         let id: Option<Uuid> = D::query(
@@ -488,7 +498,7 @@ impl<D: Db> AlertStore for SqlStore<D> {
         .bind(event.threshold_key.as_str())
         .bind(now)
         .bind(event.message.as_str())
-        .bind(details.to_string())
+        .bind(event.details.to_string())
         .fetch_scalar_optional(&mut *tx)
         .await?;
         let Some(id) = id else {
@@ -556,7 +566,7 @@ impl<D: Db> AlertStore for SqlStore<D> {
         .execute(&mut *tx)
         .await?;
         let rows: Vec<DueRow> = D::query(
-            "SELECT s.id, s.lease_token, s.channel, s.target, s.attempts, e.details, e.message
+            "SELECT s.id, s.lease_token, s.channel, s.target, s.attempts, e.message
              FROM alert_sends s JOIN alert_events e ON e.id = s.event_id
              WHERE s.lease_token = $1 ORDER BY s.next_attempt_at, s.id",
         )
@@ -572,10 +582,7 @@ impl<D: Db> AlertStore for SqlStore<D> {
                 channel: r.channel,
                 target: r.target,
                 attempts: r.attempts,
-                title: json(&r.details)["title"]
-                    .as_str()
-                    .unwrap_or("vidpulse alert")
-                    .to_owned(),
+                title: subject(&r.message),
                 message: r.message,
             })
             .collect())

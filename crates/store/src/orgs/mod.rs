@@ -3,6 +3,7 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use vidpulse_domain::api_key::Scopes;
 use vidpulse_domain::plan::Limits;
 use vidpulse_domain::{ApiKeyId, OrgId, Plan};
 
@@ -11,7 +12,7 @@ use crate::StoreError;
 mod rows;
 mod store;
 
-pub(crate) use rows::ApiKeyRow;
+pub(crate) use rows::{API_KEY_COLUMNS, ApiKeyRow};
 pub(crate) use store::lock_org;
 
 /// An organization (tenant).
@@ -84,6 +85,8 @@ pub struct ApiKeyRecord {
     pub prefix: String,
     /// SHA-256 of the key.
     pub key_hash: Vec<u8>,
+    /// What it may do (migration 0035; older keys have full access).
+    pub scopes: Scopes,
     /// When it was created.
     pub created_at: DateTime<Utc>,
     /// When it was last used (flushed in batches, so a few seconds late).
@@ -103,6 +106,8 @@ pub struct NewApiKey {
     pub prefix: String,
     /// SHA-256 of the key.
     pub key_hash: Vec<u8>,
+    /// What it may do.
+    pub scopes: Scopes,
     /// The creation time.
     pub now: DateTime<Utc>,
 }

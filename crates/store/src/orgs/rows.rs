@@ -2,6 +2,7 @@
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
+use vidpulse_domain::api_key::Scopes;
 use vidpulse_domain::{ApiKeyId, OrgId, Plan};
 
 use super::{ApiKeyOwner, ApiKeyRecord, Organization};
@@ -39,23 +40,30 @@ pub(crate) struct ApiKeyRow {
     pub name: Option<String>,
     pub prefix: String,
     pub key_hash: Vec<u8>,
+    pub scopes: String,
     pub created_at: DateTime<Utc>,
     pub last_used_at: Option<DateTime<Utc>>,
     pub revoked_at: Option<DateTime<Utc>>,
 }
 
-impl From<ApiKeyRow> for ApiKeyRecord {
-    fn from(r: ApiKeyRow) -> Self {
-        ApiKeyRecord {
+/// The columns of an [`ApiKeyRow`], in its order.
+pub(crate) const API_KEY_COLUMNS: &str =
+    "id, organization_id, name, prefix, key_hash, scopes, created_at, last_used_at, revoked_at";
+
+impl TryFrom<ApiKeyRow> for ApiKeyRecord {
+    type Error = StoreError;
+    fn try_from(r: ApiKeyRow) -> Result<Self, StoreError> {
+        Ok(ApiKeyRecord {
             id: ApiKeyId(r.id),
             organization_id: OrgId(r.organization_id),
             name: r.name,
             prefix: r.prefix,
             key_hash: r.key_hash,
+            scopes: r.scopes.parse::<Scopes>().map_err(corrupt)?,
             created_at: r.created_at,
             last_used_at: r.last_used_at,
             revoked_at: r.revoked_at,
-        }
+        })
     }
 }
 
@@ -83,7 +91,7 @@ impl TryFrom<ApiKeyOwnerRow> for ApiKeyOwner {
             created_at: r.org_created_at,
         })?;
         Ok(ApiKeyOwner {
-            key: r.key.into(),
+            key: r.key.try_into()?,
             organization,
         })
     }

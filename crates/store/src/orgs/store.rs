@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use sqlx::AssertSqlSafe;
 use vidpulse_domain::{ApiKeyId, OrgId, Plan, UserId};
 
-use super::rows::{ApiKeyOwnerRow, ApiKeyRow, OrgRow};
+use super::rows::{API_KEY_COLUMNS, ApiKeyOwnerRow, ApiKeyRow, OrgRow};
 use super::{
     ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization, PlanUse,
 };
@@ -146,26 +146,28 @@ impl<D: Dialect> OrgStore for SqlStore<D> {
     }
 
     async fn create_api_key(&self, new: NewApiKey) -> Result<ApiKeyRecord, StoreError> {
-        let row = D::query(
-            "INSERT INTO api_keys (id, organization_id, name, prefix, key_hash, created_at)
-             SELECT $1, id, $3, $4, $5, $6 FROM organizations WHERE id = $2
-             RETURNING id, organization_id, name, prefix, key_hash, created_at, last_used_at, revoked_at",
-        )
-        .bind(ApiKeyId::new().0)
-        .bind(new.organization_id.0)
-        .bind(&new.name)
-        .bind(&new.prefix)
-        .bind(&new.key_hash)
-        .bind(new.now)
-        .fetch_one::<ApiKeyRow>(&mut *self.read().await?)
-        .await?;
-        Ok(row.into())
+        let sql = format!(
+            "INSERT INTO api_keys (id, organization_id, name, prefix, key_hash, scopes, created_at)
+             SELECT $1, id, $3, $4, $5, $6, $7 FROM organizations WHERE id = $2
+             RETURNING {API_KEY_COLUMNS}"
+        );
+        D::query(AssertSqlSafe(sql))
+            .bind(ApiKeyId::new().0)
+            .bind(new.organization_id.0)
+            .bind(&new.name)
+            .bind(&new.prefix)
+            .bind(&new.key_hash)
+            .bind(new.scopes.to_string())
+            .bind(new.now)
+            .fetch_one::<ApiKeyRow>(&mut *self.read().await?)
+            .await?
+            .try_into()
     }
 
     async fn api_keys_by_prefix(&self, prefix: &str) -> Result<Vec<ApiKeyOwner>, StoreError> {
         D::query(
-            "SELECT k.id, k.organization_id, k.name, k.prefix, k.key_hash, k.created_at,
-                    k.last_used_at, k.revoked_at,
+            "SELECT k.id, k.organization_id, k.name, k.prefix, k.key_hash, k.scopes,
+                    k.created_at, k.last_used_at, k.revoked_at,
                     o.name AS org_name, o.plan AS org_plan, o.video_quota AS org_video_quota,
                     o.creator_cap AS org_creator_cap, o.created_at AS org_created_at
              FROM api_keys k JOIN organizations o ON o.id = k.organization_id

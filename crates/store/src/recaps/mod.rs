@@ -91,8 +91,8 @@ pub struct NewRecap {
     pub campaign_id: Option<CampaignId>,
     /// How often.
     pub frequency: Frequency,
-    /// Who creates it.
-    pub created_by: UserId,
+    /// Who creates it (`None`: an API key).
+    pub created_by: Option<UserId>,
 }
 
 /// A subscription's changes; `None` leaves a field.
@@ -179,11 +179,12 @@ pub trait RecapStore {
     ) -> Result<Result<RecapSubscription, RecapRefusal>, StoreError>;
 
     /// What `user` sees: their own e-mail recaps and the organization's
-    /// chat recaps, oldest first.
+    /// chat recaps, oldest first; with `None`, every recap of the
+    /// organization (an API key's view).
     async fn recaps_of(
         &self,
         org: OrgId,
-        user: UserId,
+        user: Option<UserId>,
     ) -> Result<Vec<RecapSubscription>, StoreError>;
 
     /// One subscription of the organization.

@@ -216,7 +216,7 @@ impl<D: Db> RecapStore for SqlStore<D> {
         .bind(new.campaign_id.map(|c| c.0))
         .bind(scope.as_str())
         .bind(new.frequency.as_str())
-        .bind(new.created_by.0)
+        .bind(new.created_by.map(|u| u.0))
         .bind(now)
         .fetch_scalar_optional(&mut *tx)
         .await?;
@@ -240,16 +240,30 @@ impl<D: Db> RecapStore for SqlStore<D> {
     async fn recaps_of(
         &self,
         org: OrgId,
-        user: UserId,
+        user: Option<UserId>,
     ) -> Result<Vec<RecapSubscription>, StoreError> {
-        let rows: Vec<RecapRow> = D::query(AssertSqlSafe(format!(
-            "{SELECT_RECAP} WHERE s.organization_id = $1 AND (s.user_id = $2 OR s.user_id IS NULL)
-             ORDER BY s.created_at, s.id"
-        )))
-        .bind(org.0)
-        .bind(user.0)
-        .fetch_all(&mut *self.read().await?)
-        .await?;
+        let mut conn = self.read().await?;
+        let rows: Vec<RecapRow> = match user {
+            Some(user) => {
+                D::query(AssertSqlSafe(format!(
+                    "{SELECT_RECAP} WHERE s.organization_id = $1
+                         AND (s.user_id = $2 OR s.user_id IS NULL)
+                     ORDER BY s.created_at, s.id"
+                )))
+                .bind(org.0)
+                .bind(user.0)
+                .fetch_all(&mut *conn)
+                .await?
+            }
+            None => {
+                D::query(AssertSqlSafe(format!(
+                    "{SELECT_RECAP} WHERE s.organization_id = $1 ORDER BY s.created_at, s.id"
+                )))
+                .bind(org.0)
+                .fetch_all(&mut *conn)
+                .await?
+            }
+        };
         rows.into_iter().map(RecapSubscription::try_from).collect()
     }
 

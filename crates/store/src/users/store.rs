@@ -9,7 +9,7 @@ use vidpulse_domain::{ApiKeyId, OrgId, Plan, UserId};
 
 use super::{Member, MemberChange, Membership, OrgSettings, User, UserStore};
 use crate::StoreError;
-use crate::orgs::{ApiKeyRecord, ApiKeyRow};
+use crate::orgs::{API_KEY_COLUMNS, ApiKeyRecord, ApiKeyRow};
 use crate::sql::{Dialect, SqlStore, Tx};
 
 /// A stored role.
@@ -387,15 +387,15 @@ impl<D: Dialect> UserStore for SqlStore<D> {
     }
 
     async fn list_api_keys(&self, org: OrgId) -> Result<Vec<ApiKeyRecord>, StoreError> {
-        let rows: Vec<ApiKeyRow> = D::query(
-            "SELECT id, organization_id, name, prefix, key_hash, created_at, last_used_at,
-                    revoked_at
-             FROM api_keys WHERE organization_id = $1 ORDER BY created_at DESC, id",
-        )
-        .bind(org.0)
-        .fetch_all(&mut *self.read().await?)
-        .await?;
-        Ok(rows.into_iter().map(Into::into).collect())
+        let sql = format!(
+            "SELECT {API_KEY_COLUMNS}
+             FROM api_keys WHERE organization_id = $1 ORDER BY created_at DESC, id"
+        );
+        let rows: Vec<ApiKeyRow> = D::query(sqlx::AssertSqlSafe(sql))
+            .bind(org.0)
+            .fetch_all(&mut *self.read().await?)
+            .await?;
+        rows.into_iter().map(ApiKeyRecord::try_from).collect()
     }
 
     async fn revoke_api_key(

@@ -3,6 +3,7 @@
 //! backend failed. PostgreSQL must be reachable; these tests never skip.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod alerts;
 mod analytics;
 mod analytics_revisions;
 mod bloggers;

@@ -1,4 +1,5 @@
 use rstest::rstest;
+use vidpulse_domain::api_key::Scopes;
 use vidpulse_domain::identity::Role;
 use vidpulse_domain::{OrgId, Plan};
 use vidpulse_store::{Backend, Membership, NewApiKey, NewOrganization, StoreError};
@@ -111,16 +112,19 @@ async fn api_keys_are_found_by_prefix_with_their_organization(
             name: Some("ci".into()),
             prefix: secret.prefix.clone(),
             key_hash: secret.hash.to_vec(),
+            scopes: Scopes::READ_ONLY,
             now: t0(),
         })
         .await
         .unwrap();
     assert_eq!(key.organization_id, id);
     assert_eq!(key.key_hash, secret.hash.to_vec());
+    assert_eq!(key.scopes, Scopes::READ_ONLY);
 
     let found = store.api_keys_by_prefix(&secret.prefix).await.unwrap();
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].key.id, key.id);
+    assert_eq!(found[0].key.scopes, Scopes::READ_ONLY, "scopes are kept");
     assert_eq!(found[0].organization.plan, Plan::Pro);
     assert!(
         store
@@ -136,6 +140,7 @@ async fn api_keys_are_found_by_prefix_with_their_organization(
             name: None,
             prefix: "vpk_x".into(),
             key_hash: vec![1; 32],
+            scopes: Scopes::FULL,
             now: t0(),
         })
         .await

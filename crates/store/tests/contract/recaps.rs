@@ -65,7 +65,7 @@ fn email(user: UserId, frequency: Frequency, campaign: Option<CampaignId>) -> Ne
         target: RecapTarget::Email(user),
         campaign_id: campaign,
         frequency,
-        created_by: user,
+        created_by: Some(user),
     }
 }
 
@@ -131,26 +131,39 @@ async fn a_member_has_one_recap_per_scope_and_frequency(
         }),
         campaign_id: None,
         frequency: Frequency::Daily,
-        created_by: bob,
+        created_by: Some(bob),
     };
     let posted = store
         .create_recap(acme, chat.clone(), at(2, 9))
         .await
         .unwrap()
         .unwrap();
-    store
-        .create_recap(acme, chat, at(2, 9))
+    // One made by an API key has no creator.
+    let by_key = store
+        .create_recap(
+            acme,
+            NewRecap {
+                created_by: None,
+                ..chat
+            },
+            at(2, 9),
+        )
         .await
         .unwrap()
         .unwrap();
+    assert_eq!(by_key.created_by, None);
 
     let ids = |subs: Vec<vidpulse_store::RecapSubscription>| -> Vec<_> {
         subs.into_iter().map(|s| s.id).collect()
     };
-    let anns = ids(store.recaps_of(acme, ann).await.unwrap());
+    let anns = ids(store.recaps_of(acme, Some(ann)).await.unwrap());
     assert_eq!(anns.len(), 5, "her three and the two chats");
     assert!(anns.contains(&posted.id) && anns.contains(&weekly.id));
-    assert!(store.recaps_of(other, ann).await.unwrap().is_empty());
+    assert!(store.recaps_of(other, Some(ann)).await.unwrap().is_empty());
+    // The organization's view (an API key's) has every member's too.
+    let all = ids(store.recaps_of(acme, None).await.unwrap());
+    assert_eq!(all.len(), 6, "her three, bob's and the two chats");
+    assert!(store.recaps_of(other, None).await.unwrap().is_empty());
     assert_eq!(store.recap(other, daily.id).await.unwrap(), None);
 
     // A change into the scope and frequency of another of hers is refused.

@@ -20,6 +20,7 @@ async fn usage_accumulates_per_day_with_credits_from_the_ledger(
             name: None,
             prefix: secret.prefix,
             key_hash: secret.hash.to_vec(),
+            scopes: vidpulse_domain::api_key::Scopes::FULL,
             now: t0(),
         })
         .await

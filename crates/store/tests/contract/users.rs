@@ -566,6 +566,7 @@ async fn api_keys_are_listed_newest_first_and_revoked_once_by_their_organization
                     name: Some(name),
                     prefix: secret.prefix.clone(),
                     key_hash: secret.hash.to_vec(),
+                    scopes: vidpulse_domain::api_key::Scopes::FULL,
                     now: t0() + Duration::minutes(minutes),
                 })
                 .await

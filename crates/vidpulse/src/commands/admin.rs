@@ -9,6 +9,7 @@ use serde::Serialize;
 use uuid::Uuid;
 use vidpulse_api::dashboard::identity::{Identity, IdentityConfig};
 use vidpulse_api::sign_in::session::{new_token, token_hash};
+use vidpulse_domain::api_key::Scopes;
 use vidpulse_domain::identity::{Role, dev_subject};
 use vidpulse_domain::names::EmailAddress;
 use vidpulse_domain::{OrgId, Plan, UserId, api_key};
@@ -50,6 +51,8 @@ pub struct CreatedApiKey {
     pub key_id: Uuid,
     /// Its organization.
     pub organization_id: Uuid,
+    /// What it may do: `["read"]` or `["read", "write"]`.
+    pub scopes: Scopes,
 }
 
 /// A trimmed name: not empty, not too long, and without a NUL character
@@ -350,11 +353,22 @@ pub async fn set_plan(
     })
 }
 
-/// Creates an API key for an organization.
+/// Creates an API key with full access (`read` and `write`) for an organization.
 pub async fn create_api_key(
     store: &Arc<dyn Store>,
     org: Uuid,
     name: Option<&str>,
+    now: DateTime<Utc>,
+) -> anyhow::Result<CreatedApiKey> {
+    create_scoped_api_key(store, org, name, Scopes::FULL, now).await
+}
+
+/// Creates an API key that may do what `scopes` allow for an organization.
+pub async fn create_scoped_api_key(
+    store: &Arc<dyn Store>,
+    org: Uuid,
+    name: Option<&str>,
+    scopes: Scopes,
     now: DateTime<Utc>,
 ) -> anyhow::Result<CreatedApiKey> {
     let name = name.map(|n| checked_name(n, "--name")).transpose()?;
@@ -365,6 +379,7 @@ pub async fn create_api_key(
             name,
             prefix: secret.prefix.clone(),
             key_hash: secret.hash.to_vec(),
+            scopes,
             now,
         })
         .await
@@ -377,6 +392,7 @@ pub async fn create_api_key(
         api_key: secret.secret,
         key_id: key.id.0,
         organization_id: org,
+        scopes: key.scopes,
     })
 }
 

@@ -63,6 +63,7 @@ pub async fn run(database_url: &str, args: &ServeArgs) -> anyhow::Result<()> {
         },
         rate_limits: vidpulse_api::rate_limit::RateLimitConfig {
             redis_url: args.redis_url.clone(),
+            requests_per_minute: args.rate_limit_requests_per_minute,
             ..Default::default()
         },
         ..ApiConfig::default()

@@ -113,6 +113,9 @@ pub enum AdminCommand {
         /// A label for the key.
         #[arg(long)]
         name: Option<String>,
+        /// What the key may do: `read` (read only) or `read,write` (full access).
+        #[arg(long, default_value = "read,write")]
+        scopes: vidpulse_domain::api_key::Scopes,
     },
 }
 

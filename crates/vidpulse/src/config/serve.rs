@@ -43,6 +43,11 @@ pub struct ServeArgs {
     /// (`redis://host:6379/0`); kept in the process when unset.
     #[arg(long, env = "VIDPULSE_REDIS_URL", hide_env_values = true)]
     pub redis_url: Option<String>,
+    /// Requests each API key may make to the public API (`/v1`) per minute,
+    /// on each API node or, with Redis, across all of them (1 to 60,000,000).
+    #[arg(long, env = "VIDPULSE_RATE_LIMIT_REQUESTS_PER_MINUTE", default_value_t = 600,
+          value_parser = clap::value_parser!(u32).range(1..=60_000_000))]
+    pub rate_limit_requests_per_minute: u32,
     /// The service's own address, for the URLs it hands out (logos).
     #[arg(
         long,

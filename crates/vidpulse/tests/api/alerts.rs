@@ -717,3 +717,95 @@ async fn a_follower_milestone_fires_once(
             .contains("followers")
     );
 }
+
+#[rstest]
+#[tokio::test]
+async fn a_rule_is_tested_on_each_channel_without_a_firing(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (app, outbox) = app_with_outbox(backend).await;
+    let t = team(&app).await;
+    let chat = Receiver::start().await;
+    let rule = create(
+        &app,
+        &t.key,
+        json!({"name": "Launch watch", "kind": "video_unavailable", "params": {},
+               "channels": [{"type": "email", "to": ["ed@example.com", "vi@example.com"]},
+                            {"type": "discord", "url": chat.url}, {"type": "webhooks"}]}),
+    )
+    .await;
+    let id = rule["id"].as_str().unwrap();
+    let path = format!("{ALERTS}/{id}/test");
+
+    let a = app.post(&path, &t.key, &json!({})).await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    let sends = a.body["data"]["sends"].as_array().unwrap().clone();
+    let summary: Vec<(&str, &str)> = sends
+        .iter()
+        .map(|s| {
+            (
+                s["channel"].as_str().unwrap(),
+                s["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            ("email", "sent"),
+            ("email", "sent"),
+            ("discord", "sent"),
+            ("webhooks", "skipped")
+        ]
+    );
+    assert_eq!(sends[0]["target"], "ed@example.com");
+    assert!(
+        !a.body.to_string().contains(chat.url.as_str()),
+        "the chat URL is masked"
+    );
+    // Discord's body, and two e-mails that say they are a test.
+    let posted = chat.received();
+    assert_eq!(posted.len(), 1);
+    assert!(
+        posted[0].json()["content"]
+            .as_str()
+            .unwrap()
+            .contains("“Launch watch”")
+    );
+    let mails = mails(outbox.path());
+    assert_eq!(mails.len(), 2, "{mails:?}");
+    assert!(mails.iter().all(|m| m.contains("test")));
+    // No firing is recorded.
+    let events = app
+        .get(&format!("{ALERTS}/{id}/events"), Some(&t.key))
+        .await;
+    assert_eq!(events.body["data"], json!([]));
+
+    // Again at once: refused with when to retry; nothing sent.
+    let a = app.post(&path, &t.key, &json!({})).await;
+    assert_nested_error(&a, 429, "RATE_LIMIT_EXCEEDED");
+    assert!(a.headers.get("retry-after").is_some());
+    assert_eq!(chat.received().len(), 1);
+
+    // A failing chat is told, not hidden; a viewer may not test; another
+    // organization's rule is unknown.
+    let failing = create(
+        &app,
+        &t.key,
+        json!({"name": "Broken", "kind": "video_unavailable", "params": {},
+               "channels": [{"type": "slack", "url": chat.url}]}),
+    )
+    .await;
+    chat.fail_next(1);
+    let broken = format!("{ALERTS}/{}/test", failing["id"].as_str().unwrap());
+    let a = app.post(&broken, &t.key, &json!({})).await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(a.body["data"]["sends"][0]["status"], "failed");
+    assert!(a.body["data"]["sends"][0]["error"].as_str().is_some());
+    let dash = format!("/dashboard/alerts/{}/test", failing["id"].as_str().unwrap());
+    let a = call(&app, Method::POST, &dash, &t.viewer, Some(&t.org), None).await;
+    assert_nested_error(&a, 403, "INSUFFICIENT_PERMISSIONS");
+    let (_, other) = app.org_with_key(Plan::Pro).await;
+    let a = app.post(&path, &other, &json!({})).await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+}

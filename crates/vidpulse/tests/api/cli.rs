@@ -116,6 +116,49 @@ async fn admin_commands(#[values(Backend::Sqlite, Backend::Postgres)] backend: B
     assert!(key["api_key"].as_str().unwrap().starts_with("vpk_"));
     assert_eq!(key["organization_id"], id);
     assert!(key["key_id"].is_string());
+    assert_eq!(
+        key["scopes"],
+        serde_json::json!(["read", "write"]),
+        "full access by default"
+    );
+    let reader = json_out(&vidpulse(
+        &db,
+        &["admin", "create-api-key", "--org", id, "--scopes", "read"],
+    ));
+    assert_eq!(reader["scopes"], serde_json::json!(["read"]));
+    let both = json_out(&vidpulse(
+        &db,
+        &[
+            "admin",
+            "create-api-key",
+            "--org",
+            id,
+            "--scopes",
+            "write,read",
+        ],
+    ));
+    assert_eq!(both["scopes"], serde_json::json!(["read", "write"]));
+    assert!(
+        one_line_error(&vidpulse(
+            &db,
+            &["admin", "create-api-key", "--org", id, "--scopes", "write"]
+        ))
+        .contains("`write` needs `read`")
+    );
+    assert!(
+        one_line_error(&vidpulse(
+            &db,
+            &[
+                "admin",
+                "create-api-key",
+                "--org",
+                id,
+                "--scopes",
+                "read,admin"
+            ]
+        ))
+        .contains("unknown scope `admin`")
+    );
 
     let missing = "00000000-0000-0000-0000-000000000000";
     assert!(

@@ -62,6 +62,8 @@ async fn two_api_nodes_and_two_workers_share_limits_and_never_work_twice() {
     // 20 multi-video requests a minute per key, across both nodes together.
     let mut admitted = 0;
     let mut limited = 0;
+    // What each admitted answer says is left of the shared budget.
+    let mut left = Vec::new();
     for i in 0..26 {
         let urls = [
             format!("https://www.youtube.com/watch?v=fleet{:06}", 2 * i),
@@ -74,8 +76,15 @@ async fn two_api_nodes_and_two_workers_share_limits_and_never_work_twice() {
             .send()
             .await
             .unwrap();
+        let budget = r
+            .headers()
+            .get("ratelimit")
+            .map(|v| v.to_str().unwrap().to_owned());
         match r.status().as_u16() {
-            200 => admitted += 1,
+            200 => {
+                admitted += 1;
+                left.push(budget.expect("a RateLimit header"));
+            }
             429 => {
                 assert!(r.headers().contains_key("retry-after"));
                 limited += 1;
@@ -86,6 +95,19 @@ async fn two_api_nodes_and_two_workers_share_limits_and_never_work_twice() {
     // GCRA refills one request every 3 s: at most one more within the run.
     assert!((20..=21).contains(&admitted), "admitted {admitted}");
     assert_eq!(admitted + limited, 26);
+    // Both nodes report the one budget (the tightest, 20 a minute): what is
+    // left goes down across them, by one a request less what refilled.
+    for (i, header) in left.iter().take(19).enumerate() {
+        let (policy, rest) = header.split_once(';').unwrap();
+        assert_eq!(policy, "\"track-multi\"", "{header}");
+        let r: usize = rest
+            .split(';')
+            .find_map(|p| p.strip_prefix("r="))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!((19 - i..=20 - i).contains(&r), "request {i}: {header}");
+    }
 
     // Creator jobs queued through both nodes.
     let mut jobs = Vec::new();

@@ -117,6 +117,7 @@ async fn the_openapi_document_lists_every_endpoint(
         ("/v1/videos/by-external-id/{external_video_id}", "get"),
         ("/v1/videos/by-external-id/{external_video_id}", "patch"),
         ("/v1/account/usage", "get"),
+        ("/v1/whoami", "get"),
         ("/organizations/register", "post"),
         ("/organizations/list", "get"),
         ("/organizations/settings", "get"),

@@ -1,5 +1,5 @@
 //! Scheduled recaps: subscribed, listed, changed and stopped in the
-//! dashboard API with their rules (roles, plan, another member's or
+//! dashboard API and by API key in the public API, with their rules (roles, plan, another member's or
 //! organization's ids, bad input); sent by the worker once per period even
 //! with two workers racing, by e-mail in the member's language and to a
 //! Slack-shaped receiver; a member who left gets no more.
@@ -193,6 +193,183 @@ async fn recaps_are_subscribed_listed_changed_and_stopped(
     assert_eq!(a.status.as_u16(), 200, "{}", a.body);
     let a = on(&app, &t, &t.viewer, Method::GET, RECAPS, None).await;
     assert_eq!(a.body["data"], json!([]));
+}
+
+#[rstest]
+#[tokio::test]
+async fn an_api_key_manages_every_recap_of_its_organization(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let t = team(&app).await;
+    const V1: &str = "/v1/recaps";
+
+    // A key subscribes the member it names (by address or id); the same
+    // again answers the one there is.
+    let a = app
+        .post(
+            V1,
+            &t.key,
+            &json!({"frequency": "daily", "member": " VI@example.com "}),
+        )
+        .await;
+    assert_eq!(a.status.as_u16(), 201, "{}", a.body);
+    let vi = a.body["data"].clone();
+    assert_eq!(vi["delivery"], "email");
+    assert_eq!(vi["email"], "vi@example.com");
+    let again = app
+        .post(
+            V1,
+            &t.key,
+            &json!({"frequency": "daily", "member": "vi@example.com"}),
+        )
+        .await;
+    assert_eq!(again.status.as_u16(), 200, "{}", again.body);
+    assert_eq!(again.body["data"]["id"], vi["id"]);
+    // The member sees it as theirs in the app.
+    let theirs = on(&app, &t, &t.viewer, Method::GET, RECAPS, None).await;
+    assert_eq!(theirs.body["data"][0]["id"], vi["id"]);
+
+    // Who is not named, or not a member, or both targets: refused, nothing written.
+    let a = app.post(V1, &t.key, &json!({"frequency": "daily"})).await;
+    assert_nested_error(&a, 400, "VALIDATION_ERROR");
+    assert_eq!(a.body["error"]["field"], "member");
+    let a = app
+        .post(
+            V1,
+            &t.key,
+            &json!({"frequency": "daily", "member": "stranger@example.com"}),
+        )
+        .await;
+    assert_nested_error(&a, 422, "VALIDATION_ERROR");
+    assert_eq!(a.body["error"]["field"], "member");
+    let both = json!({"frequency": "daily", "member": "vi@example.com",
+        "channel": {"type": "slack", "url": "http://127.0.0.1:9/hook"}});
+    let a = app.post(V1, &t.key, &both).await;
+    assert_nested_error(&a, 400, "VALIDATION_ERROR");
+    let a = app
+        .post(V1, &t.key, &json!({"frequency": "daily", "member": 7}))
+        .await;
+    assert_nested_error(&a, 400, "VALIDATION_ERROR");
+    assert_eq!(a.body["error"]["field"], "member");
+
+    // A channel recap by key.
+    let hook = "http://127.0.0.1:9/services/T000/B000/secretWXYZ";
+    let a = app
+        .post(
+            V1,
+            &t.key,
+            &json!({"frequency": "weekly", "channel": {"type": "discord", "url": hook}}),
+        )
+        .await;
+    assert_eq!(a.status.as_u16(), 201, "{}", a.body);
+    let chat = a.body["data"].clone();
+    assert_eq!(chat["delivery"], "discord");
+    assert!(!a.body.to_string().contains("secretWXYZ"));
+
+    // The editor's own recap is in the key's list too.
+    let a = on(
+        &app,
+        &t,
+        &t.editor,
+        Method::POST,
+        RECAPS,
+        Some(&json!({"frequency": "weekly"})),
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 201, "{}", a.body);
+    let list = app.get(V1, Some(&t.key)).await;
+    assert_eq!(list.status.as_u16(), 200, "{}", list.body);
+    let emails: Vec<&Value> = list.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["email"])
+        .collect();
+    assert_eq!(
+        emails,
+        vec![
+            &json!("vi@example.com"),
+            &Value::Null,
+            &json!("ed@example.com")
+        ]
+    );
+
+    // The key changes and stops any of them.
+    let vi_path = format!("{V1}/{}", vi["id"].as_str().unwrap());
+    let a = app
+        .patch(&vi_path, &t.key, &json!({"frequency": "weekly"}))
+        .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(a.body["data"]["frequency"], "weekly");
+    let chat_path = format!("{V1}/{}", chat["id"].as_str().unwrap());
+    let a = app
+        .patch(
+            &chat_path,
+            &t.key,
+            &json!({"channel_url": "http://127.0.0.1:9/new/hookABCD"}),
+        )
+        .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(a.body["data"]["channel_url"], "http://127.0.0.1/…ABCD");
+
+    // Another organization's key sees none of it.
+    let (_, other) = app.org_with_key(Plan::Pro).await;
+    assert_eq!(app.get(V1, Some(&other)).await.body["data"], json!([]));
+    let a = app
+        .patch(&vi_path, &other, &json!({"frequency": "daily"}))
+        .await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+    let a = app.delete(&vi_path, &other).await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+    let a = app.delete(&format!("{V1}/not-a-uuid"), &t.key).await;
+    assert_nested_error(&a, 404, "NOT_FOUND");
+
+    // A free organization's key cannot subscribe.
+    let (_, free) = app.org_with_key(Plan::Free).await;
+    let a = app
+        .post(
+            V1,
+            &free,
+            &json!({"frequency": "daily", "channel": {"type": "slack", "url": hook}}),
+        )
+        .await;
+    assert_nested_error(&a, 402, "PAID_PLAN_REQUIRED");
+
+    let a = app.delete(&vi_path, &t.key).await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    let a = app.delete(&chat_path, &t.key).await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(
+        app.get(V1, Some(&t.key)).await.body["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+
+    // In the app, `member` can only name the caller.
+    let a = on(
+        &app,
+        &t,
+        &t.viewer,
+        Method::POST,
+        RECAPS,
+        Some(&json!({"frequency": "daily", "member": "ed@example.com"})),
+    )
+    .await;
+    assert_nested_error(&a, 400, "VALIDATION_ERROR");
+    assert_eq!(a.body["error"]["field"], "member");
+    let a = on(
+        &app,
+        &t,
+        &t.viewer,
+        Method::POST,
+        RECAPS,
+        Some(&json!({"frequency": "daily", "member": "vi@example.com"})),
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 201, "{}", a.body);
 }
 
 #[rstest]

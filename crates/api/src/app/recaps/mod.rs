@@ -3,28 +3,32 @@
 //! the organization's recaps posted to a Slack or Discord channel. The
 //! worker sends them (`vidpulse_worker::recaps`).
 //!
-//! Who may do what: any member lists their own e-mail recaps and the
-//! organization's channel recaps; any member subscribes themselves (a paid
-//! plan); editors and above add, change and remove channel recaps; a
-//! member's e-mail recap is theirs alone (another member's answers 404, as
-//! an unknown id does). Stopping a recap needs no paid plan.
+//! Who may do what, in the dashboard: any member lists their own e-mail
+//! recaps and the organization's channel recaps; any member subscribes
+//! themselves (a paid plan); editors and above add, change and remove
+//! channel recaps; a member's e-mail recap is theirs alone (another
+//! member's answers 404, as an unknown id does). An API key acts for the
+//! organization: it sees and manages every recap, and subscribes a member
+//! by naming them (`member`). Stopping a recap needs no paid plan.
 
+use axum::http::StatusCode;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 use uuid::Uuid;
-use vidpulse_domain::CampaignId;
 use vidpulse_domain::identity::Role;
 use vidpulse_domain::patch::sent;
+use vidpulse_domain::{CampaignId, OrgId, UserId};
 use vidpulse_notify::chat::refused_chat_url;
 use vidpulse_store::{
-    ChatTarget, Frequency, NewRecap, RecapChange, RecapRefusal, RecapSubscription, RecapTarget,
+    ChatTarget, Frequency, Member, NewRecap, RecapChange, RecapRefusal, RecapSubscription,
+    RecapTarget,
 };
 
 use crate::app::rfc3339;
-use crate::auth::require_paid_plan;
+use crate::auth::ApiKeyAuth;
 use crate::dashboard::access::OrgAuth;
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorCode};
 use crate::extract::PathParam;
 use crate::input::{Fault, Refusals, not_an_object};
 use crate::state::AppState;
@@ -39,7 +43,8 @@ pub struct RecapView {
     pub id: Uuid,
     /// `email` (to the member), `slack` or `discord` (a channel post).
     pub delivery: &'static str,
-    /// The member's address (an e-mail recap).
+    /// The member's address (an e-mail recap; `null` in an API key's view
+    /// when the member has left the organization: such a recap is not sent).
     pub email: Option<String>,
     /// The channel's incoming-webhook URL, masked (`https://host/…abcd`).
     pub channel_url: Option<String>,
@@ -74,10 +79,69 @@ pub fn masked_url(url: &str) -> String {
     }
 }
 
-/// The view of `sub`, with `email` the caller's address for their own recap.
-fn view(sub: RecapSubscription, email: &str) -> RecapView {
+/// Who acts on recaps: a member in the dashboard, or an API key for the
+/// whole organization.
+#[derive(Clone, Copy)]
+pub(crate) enum Actor<'a> {
+    /// A signed-in member: their own e-mail recaps, channel recaps by role.
+    Member(&'a OrgAuth),
+    /// An API key: every recap of its organization.
+    Key(&'a ApiKeyAuth),
+}
+
+impl Actor<'_> {
+    /// The organization acted in.
+    fn org(self) -> OrgId {
+        match self {
+            Actor::Member(auth) => auth.org,
+            Actor::Key(auth) => auth.org.id,
+        }
+    }
+
+    /// Refuses a member below `needed`; a key may do anything its
+    /// organization may.
+    fn require(self, needed: Role) -> Result<(), ApiError> {
+        match self {
+            Actor::Member(auth) => auth.require(needed),
+            Actor::Key(_) => Ok(()),
+        }
+    }
+
+    /// Refuses with 402 on the free plan.
+    async fn require_paid(self, app: &AppState) -> Result<(), ApiError> {
+        match self {
+            Actor::Member(auth) => auth.require_paid_plan(app).await,
+            Actor::Key(auth) => auth.require_paid_plan(&app.config.upgrade_url),
+        }
+    }
+
+    /// The members' addresses the views show: the caller's own for a
+    /// member, every member's for a key.
+    async fn addresses(self, app: &AppState) -> Result<Vec<(UserId, String)>, ApiError> {
+        Ok(match self {
+            Actor::Member(auth) => vec![(auth.user.id, auth.user.email.clone())],
+            Actor::Key(auth) => app
+                .store
+                .members(auth.org.id)
+                .await?
+                .into_iter()
+                .map(|m| (m.user_id, m.email))
+                .collect(),
+        })
+    }
+}
+
+/// The view of `sub`, with an e-mail recap's address from `addresses`.
+fn view(sub: RecapSubscription, addresses: &[(UserId, String)]) -> RecapView {
     let (delivery, email, channel_url) = match &sub.target {
-        RecapTarget::Email(_) => ("email", Some(email.to_owned()), None),
+        RecapTarget::Email(user) => (
+            "email",
+            addresses
+                .iter()
+                .find(|(id, _)| id == user)
+                .map(|(_, email)| email.clone()),
+            None,
+        ),
         RecapTarget::Chat(chat) => (
             if chat.kind == "discord" {
                 "discord"
@@ -122,9 +186,14 @@ pub struct CreateRecap {
     /// The campaign to recap; absent or `null`: the whole organization.
     #[serde(default)]
     campaign_id: Option<Uuid>,
-    /// Post to this channel (editors and above) instead of e-mailing the caller.
+    /// Post to this channel (editors and above) instead of e-mailing a member.
     #[serde(default)]
     channel: Option<ChannelBody>,
+    /// The member to e-mail (a user id or e-mail address): required with an
+    /// API key unless `channel` is sent; in the dashboard it can only be the
+    /// caller (the default).
+    #[serde(default)]
+    member: Option<String>,
 }
 
 /// Body of a change: the fields sent change.
@@ -162,8 +231,9 @@ fn refuse_body(fault: &Fault<'_>) -> ApiError {
             );
         }
         "channel_url" => "`channel_url` must be a string".to_owned(),
+        "member" => "`member` must be a member's user id or e-mail address".to_owned(),
         unknown => format!(
-            "unknown field `{unknown}`; known: frequency, campaign_id, channel, channel_url"
+            "unknown field `{unknown}`; known: frequency, campaign_id, channel, member (new recaps), channel_url (changes)"
         ),
     };
     ApiError::validation(field, message)
@@ -224,16 +294,6 @@ fn checked_channel(app: &AppState, channel: &ChannelBody) -> Result<ChatTarget, 
     })
 }
 
-/// Refuses with 402 on the free plan.
-async fn require_paid(app: &AppState, auth: &OrgAuth) -> Result<(), ApiError> {
-    let org = app
-        .store
-        .organization(auth.org)
-        .await?
-        .ok_or_else(|| ApiError::not_found("No such organization"))?;
-    require_paid_plan(org.plan, &app.config.upgrade_url)
-}
-
 /// 404 for a recap the caller cannot see.
 fn recap_not_found() -> ApiError {
     ApiError::not_found("No such recap")
@@ -249,11 +309,60 @@ fn already_subscribed(existing: &RecapSubscription) -> ApiError {
     ApiError::validation(
         "frequency",
         format!(
-            "You have a {} recap of this scope already (id {})",
+            "The member has a {} recap of this scope already (id {})",
             existing.frequency.as_str(),
             existing.id
         ),
     )
+}
+
+/// The member `who` (a user id or an e-mail address) names, among `members`.
+fn named_member<'m>(members: &'m [Member], who: &str) -> Result<&'m Member, ApiError> {
+    let who = who.trim();
+    members
+        .iter()
+        .find(|m| m.user_id.0.to_string() == who.to_ascii_lowercase() || m.email.eq_ignore_ascii_case(who))
+        .ok_or_else(|| {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                ErrorCode::ValidationError,
+                format!("`{who}` is not a member of the organization; recaps are e-mailed to members only"),
+            )
+            .with_field("member")
+        })
+}
+
+/// Who an e-mail recap goes to: the caller in the dashboard (`member` may
+/// name only them), the member `member` names with a key.
+async fn recipient(
+    app: &AppState,
+    actor: Actor<'_>,
+    member: Option<&str>,
+) -> Result<UserId, ApiError> {
+    match (actor, member) {
+        (Actor::Member(auth), None) => Ok(auth.user.id),
+        (Actor::Member(auth), Some(who)) => {
+            let who = who.trim();
+            if who.eq_ignore_ascii_case(&auth.user.email)
+                || who.eq_ignore_ascii_case(&auth.user.id.0.to_string())
+            {
+                Ok(auth.user.id)
+            } else {
+                Err(ApiError::validation(
+                    "member",
+                    "In the app a member subscribes only themselves; leave `member` out",
+                ))
+            }
+        }
+        (Actor::Key(_), None) => Err(ApiError::validation(
+            "member",
+            "`member` is required: the member to e-mail (a user id or e-mail address), or send `channel`",
+        )),
+        (Actor::Key(auth), Some(who)) => {
+            let members = app.store.members(auth.org.id).await?;
+            Ok(named_member(&members, who)?.user_id)
+        }
+    }
 }
 
 /// The recap id of a path (an unparsable one is not found).
@@ -263,69 +372,84 @@ pub(crate) fn recap_id(path: Result<PathParam, ApiError>) -> Result<Uuid, ApiErr
         .ok_or_else(recap_not_found)
 }
 
-/// The caller's e-mail recaps and the organization's channel recaps.
+/// The recaps `actor` sees: a member's own e-mail recaps and the
+/// organization's channel recaps; every recap for a key.
 pub(crate) async fn list_recaps(
     app: &AppState,
-    auth: &OrgAuth,
+    actor: Actor<'_>,
 ) -> Result<Vec<RecapView>, ApiError> {
-    let subs = app.store.recaps_of(auth.org, auth.user.id).await?;
-    Ok(subs
-        .into_iter()
-        .map(|s| view(s, &auth.user.email))
-        .collect())
+    let user = match actor {
+        Actor::Member(auth) => Some(auth.user.id),
+        Actor::Key(_) => None,
+    };
+    let subs = app.store.recaps_of(actor.org(), user).await?;
+    let addresses = actor.addresses(app).await?;
+    Ok(subs.into_iter().map(|s| view(s, &addresses)).collect())
 }
 
-/// Subscribes the caller (or, with `channel`, a channel); an e-mail recap
-/// the caller has already is answered as it is, with `false`.
+/// Subscribes a member (or, with `channel`, a channel); an e-mail recap
+/// the member has already is answered as it is, with `false`.
 pub(crate) async fn create_recap(
     app: &AppState,
-    auth: &OrgAuth,
+    actor: Actor<'_>,
     body: CreateRecap,
 ) -> Result<(RecapView, bool), ApiError> {
     let frequency = checked_frequency(&body.frequency)?;
-    let target = match &body.channel {
-        Some(channel) => {
-            auth.require(Role::Editor)?;
+    let target = match (&body.channel, &body.member) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::validation(
+                "member",
+                "Send `member` (an e-mail recap) or `channel` (a channel recap), not both",
+            ));
+        }
+        (Some(channel), None) => {
+            actor.require(Role::Editor)?;
             RecapTarget::Chat(checked_channel(app, channel)?)
         }
-        None => RecapTarget::Email(auth.user.id),
+        (None, member) => RecapTarget::Email(recipient(app, actor, member.as_deref()).await?),
     };
-    require_paid(app, auth).await?;
+    actor.require_paid(app).await?;
     let new = NewRecap {
         target,
         campaign_id: body.campaign_id.map(CampaignId),
         frequency,
-        created_by: auth.user.id,
+        created_by: match actor {
+            Actor::Member(auth) => Some(auth.user.id),
+            Actor::Key(_) => None,
+        },
     };
-    match app
+    let answer = app
         .store
-        .create_recap(auth.org, new, app.clock.now())
-        .await?
-    {
-        Ok(created) => Ok((view(created, &auth.user.email), true)),
-        Err(RecapRefusal::Exists(existing)) => Ok((view(*existing, &auth.user.email), false)),
+        .create_recap(actor.org(), new, app.clock.now())
+        .await?;
+    let addresses = actor.addresses(app).await?;
+    match answer {
+        Ok(created) => Ok((view(created, &addresses), true)),
+        Err(RecapRefusal::Exists(existing)) => Ok((view(*existing, &addresses), false)),
         Err(RecapRefusal::CampaignNotFound) => Err(campaign_not_found()),
         Err(RecapRefusal::NotFound) => Err(ApiError::not_found("No such organization")),
     }
 }
 
-/// The recap `id` if the caller may change it: their own e-mail recap, or a
-/// channel recap for editors and above.
+/// The recap `id` if `actor` may change it: a member's own e-mail recap,
+/// a channel recap for editors and above; any recap for a key.
 async fn changeable(
     app: &AppState,
-    auth: &OrgAuth,
+    actor: Actor<'_>,
     id: Uuid,
 ) -> Result<RecapSubscription, ApiError> {
     let sub = app
         .store
-        .recap(auth.org, id)
+        .recap(actor.org(), id)
         .await?
         .ok_or_else(recap_not_found)?;
-    match &sub.target {
-        RecapTarget::Email(user) if *user != auth.user.id => Err(recap_not_found()),
-        RecapTarget::Email(_) => Ok(sub),
-        RecapTarget::Chat(_) => {
-            auth.require(Role::Editor)?;
+    match (&sub.target, actor) {
+        (RecapTarget::Email(user), Actor::Member(auth)) if *user != auth.user.id => {
+            Err(recap_not_found())
+        }
+        (RecapTarget::Email(_), _) => Ok(sub),
+        (RecapTarget::Chat(_), _) => {
+            actor.require(Role::Editor)?;
             Ok(sub)
         }
     }
@@ -334,7 +458,7 @@ async fn changeable(
 /// Changes the recap `id`.
 pub(crate) async fn update_recap(
     app: &AppState,
-    auth: &OrgAuth,
+    actor: Actor<'_>,
     id: Uuid,
     body: UpdateRecap,
 ) -> Result<RecapView, ApiError> {
@@ -343,7 +467,7 @@ pub(crate) async fn update_recap(
         .as_deref()
         .map(checked_frequency)
         .transpose()?;
-    let current = changeable(app, auth, id).await?;
+    let current = changeable(app, actor, id).await?;
     let chat_url = match (&body.channel_url, &current.target) {
         (None, _) => None,
         (Some(url), RecapTarget::Chat(_)) => Some(checked_url(app, "channel_url", url)?),
@@ -354,7 +478,7 @@ pub(crate) async fn update_recap(
             ));
         }
     };
-    require_paid(app, auth).await?;
+    actor.require_paid(app).await?;
     let change = RecapChange {
         frequency,
         campaign_id: body.campaign_id.map(|c| c.map(CampaignId)),
@@ -362,10 +486,10 @@ pub(crate) async fn update_recap(
     };
     match app
         .store
-        .update_recap(auth.org, id, change, app.clock.now())
+        .update_recap(actor.org(), id, change, app.clock.now())
         .await?
     {
-        Ok(updated) => Ok(view(updated, &auth.user.email)),
+        Ok(updated) => Ok(view(updated, &actor.addresses(app).await?)),
         Err(RecapRefusal::Exists(existing)) => Err(already_subscribed(&existing)),
         Err(RecapRefusal::CampaignNotFound) => Err(campaign_not_found()),
         Err(RecapRefusal::NotFound) => Err(recap_not_found()),
@@ -384,11 +508,11 @@ pub struct RecapDeleted {
 /// Stops the recap `id`.
 pub(crate) async fn delete_recap(
     app: &AppState,
-    auth: &OrgAuth,
+    actor: Actor<'_>,
     id: Uuid,
 ) -> Result<RecapDeleted, ApiError> {
-    changeable(app, auth, id).await?;
-    if !app.store.delete_recap(auth.org, id).await? {
+    changeable(app, actor, id).await?;
+    if !app.store.delete_recap(actor.org(), id).await? {
         return Err(recap_not_found());
     }
     Ok(RecapDeleted { id, deleted: true })

@@ -138,3 +138,114 @@ async fn admins_create_list_and_revoke_api_keys(
     .await;
     assert_nested_error(&a, 404, "NOT_FOUND");
 }
+
+#[rstest]
+#[tokio::test]
+async fn admins_choose_a_keys_scopes(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    use reqwest::Method;
+    let app = TestApp::spawn(backend).await;
+    let (admin, _) = member(&app, "admin@example.com").await;
+    let a = register(&app, &admin, &json!({"name": "Acme"})).await;
+    let org = a.body["data"]["organization_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let create = |body: serde_json::Value| {
+        let (app, admin, org) = (&app, &admin, &org);
+        async move {
+            call(
+                app,
+                Method::POST,
+                "/organizations/api-keys",
+                admin,
+                Some(org),
+                Some(&body),
+            )
+            .await
+        }
+    };
+
+    // Refused, each naming `scopes`, and nothing made.
+    for (body, words) in [
+        (json!({"scopes": []}), "at least one scope"),
+        (json!({"scopes": ["write"]}), "`write` needs `read`"),
+        (
+            json!({"scopes": ["read", "admin"]}),
+            "unknown scope `admin`",
+        ),
+        (json!({"scopes": "read"}), "must be an array"),
+        (json!({"scopes": [1]}), "strings"),
+        (json!({"scopes": ["READ"]}), "unknown scope `READ`"),
+    ] {
+        let a = create(body.clone()).await;
+        assert_nested_error(&a, 400, "VALIDATION_ERROR");
+        assert_eq!(a.body["error"]["field"], "scopes", "{body}");
+        let message = a.body["error"]["message"].as_str().unwrap();
+        assert!(message.contains(words), "{body}: {message}");
+    }
+    let listed = call(
+        &app,
+        Method::GET,
+        "/organizations/api-keys",
+        &admin,
+        Some(&org),
+        None,
+    )
+    .await;
+    assert_eq!(listed.body["data"], json!([]));
+
+    let read = create(json!({"name": "Looker", "scopes": ["read"]})).await;
+    assert_eq!(read.status.as_u16(), 201, "{}", read.body);
+    assert_eq!(read.body["data"]["scopes"], json!(["read"]));
+    let full = create(json!({"name": "CI"})).await;
+    assert_eq!(
+        full.body["data"]["scopes"],
+        json!(["read", "write"]),
+        "full access by default"
+    );
+    let both = create(json!({"scopes": ["write", "read", "read"], "name": null})).await;
+    assert_eq!(both.body["data"]["scopes"], json!(["read", "write"]));
+    let null = create(json!({"scopes": null})).await;
+    assert_eq!(null.body["data"]["scopes"], json!(["read", "write"]));
+
+    let listed = call(
+        &app,
+        Method::GET,
+        "/organizations/api-keys",
+        &admin,
+        Some(&org),
+        None,
+    )
+    .await;
+    let scopes: Vec<_> = listed.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| (k["name"].clone(), k["scopes"].clone()))
+        .collect();
+    assert!(
+        scopes.contains(&(json!("Looker"), json!(["read"]))),
+        "{scopes:?}"
+    );
+    assert!(
+        scopes.contains(&(json!("CI"), json!(["read", "write"]))),
+        "{scopes:?}"
+    );
+
+    // The read-only key reads and may not write.
+    let key = read.body["data"]["api_key"].as_str().unwrap();
+    assert_eq!(
+        app.get("/v1/videos/stats", Some(key)).await.status.as_u16(),
+        200
+    );
+    let a = app
+        .post(
+            "/v1/videos/track",
+            key,
+            &json!({"urls": [crate::helpers::youtube(1)]}),
+        )
+        .await;
+    assert_nested_error(&a, 403, "INSUFFICIENT_SCOPE");
+}

@@ -1,6 +1,7 @@
 // Alerts: the organization's alert rules (kind, scope, channels, enabled,
 // last fired), a form per kind to create or edit one (editors and above),
-// delete with confirm, and each rule's firings with their sends.
+// delete with confirm, a test message to its channels, and each rule's
+// firings with their sends.
 import { get, post, patch, del, can } from '../api.js';
 import { h, clear, fill, field, select, errorBox, busy, pageHeader, section, toast } from '../dom.js';
 import { t, num, dateTime } from '../i18n.js';
@@ -140,10 +141,13 @@ function ruleForm(rule, { members, campaigns }, onSaved, onCancel) {
 }
 
 /** The sends of a firing, in words. */
+/** One send in words: the channel and how it went. */
+function sendText(s) {
+  return `${s.channel === 'email' ? t('alerts.channel_email', { to: s.target }) : t(`alerts.channel_${s.channel}`)}: ${t(`alerts.send_${s.status}`)}`;
+}
+
 function sendsText(event) {
-  return event.sends
-    .map((s) => `${t(`alerts.channel_${s.channel}`)}${s.channel === 'email' ? ` ${s.target}` : ''}: ${t(`alerts.send_${s.status}`)}`)
-    .join(' · ');
+  return event.sends.map(sendText).join(' · ');
 }
 
 export default async function alerts(main, params, query, ctx) {
@@ -214,7 +218,20 @@ export default async function alerts(main, params, query, ctx) {
         }
       });
     });
-    return h('span', { class: 'row-actions' }, events, edit, remove);
+    const test = h('button', { type: 'button', class: 'btn btn-small', 'aria-label': t('alerts.test_one', { name: rule.name }) }, t('alerts.test'));
+    test.addEventListener('click', () => {
+      busy(test, async () => {
+        try {
+          const result = await post(`/dashboard/alerts/${encodeURIComponent(rule.id)}/test`);
+          const failed = result.sends.some((s) => s.status === 'failed');
+          const said = result.sends.map((s) => `${sendText(s)}${s.status === 'failed' && s.error ? ` (${s.error})` : ''}`).join(' · ');
+          toast(t('alerts.tested', { name: rule.name, sends: said }), failed ? 'error' : undefined);
+        } catch (e) {
+          toast(errorBox(e).textContent, 'error');
+        }
+      });
+    });
+    return h('span', { class: 'row-actions' }, events, test, edit, remove);
   }
 
   async function load() {

@@ -144,19 +144,27 @@ function languageForm() {
   return h('div', null, status, form);
 }
 
+/** A key's scopes for people: full access, or read only. */
+function scopeLabel(scopes) {
+  return (scopes || []).includes('write') ? t('keys.scope_full') : h('span', { class: 'badge' }, t('keys.scope_read'));
+}
+
 async function apiKeys(slot, isCurrent) {
   const listSlot = h('div');
   const createdSlot = h('div', { 'aria-live': 'polite' });
   const name = h('input', { type: 'text', id: 'key-name', maxlength: 100, autocomplete: 'off' });
+  const access = select([['full', t('keys.scope_full')], ['read', t('keys.scope_read')]], 'full', { id: 'key-scopes' });
   const create = h('button', { type: 'submit', class: 'btn btn-primary' }, t('keys.create'));
-  const form = h('form', { class: 'inline-form' }, field(t('keys.name'), name), create);
+  const form = h('form', { class: 'inline-form' }, field(t('keys.name'), name), field(t('keys.access'), access, t('keys.access_hint')), create);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     clear(createdSlot);
     await busy(create, async () => {
       try {
-        const key = await post('/organizations/api-keys', { name: name.value.trim() || null });
+        const scopes = access.value === 'read' ? ['read'] : ['read', 'write'];
+        const key = await post('/organizations/api-keys', { name: name.value.trim() || null, scopes });
         name.value = '';
+        access.value = 'full';
         const secret = h('code', { class: 'secret', id: 'new-api-key' }, key.api_key);
         const copy = h('button', { type: 'button', class: 'btn btn-small' }, t('keys.copy'));
         copy.addEventListener('click', async () => {
@@ -197,6 +205,7 @@ async function apiKeys(slot, isCurrent) {
           { key: 'key_id', label: 'id', hidden: true },
           { key: 'name', label: t('keys.name'), header: true, cell: (k) => k.name || t('keys.unnamed') },
           { key: 'prefix', label: t('keys.prefix'), cell: (k) => h('code', null, `${k.prefix}…`) },
+          { key: 'scopes', label: t('keys.access'), csv: ['scopes', (k) => (k.scopes || []).join(',')], cell: (k) => scopeLabel(k.scopes) },
           { key: 'created', label: t('keys.created'), csv: 'created_at', cell: (k) => dateTime(k.created_at) },
           { key: 'used', label: t('keys.last_used'), csv: 'last_used_at', cell: (k) => (k.last_used_at ? dateTime(k.last_used_at) : t('keys.never')) },
           { key: 'state', label: t('keys.state'), csv: 'revoked_at', cell: (k) => (k.revoked_at ? t('keys.revoked_at', { when: dateTime(k.revoked_at) }) : h('span', { class: 'badge badge-active' }, t('keys.active'))) },
