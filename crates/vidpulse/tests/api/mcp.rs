@@ -12,7 +12,7 @@ use rstest::rstest;
 use serde_json::{Value, json};
 use vidpulse_api::ApiConfig;
 use vidpulse_api::rate_limit::RateLimitConfig;
-use vidpulse_domain::Plan;
+use vidpulse_domain::{Clock, Plan};
 use vidpulse_store::Backend;
 
 use crate::analytics::credits;
