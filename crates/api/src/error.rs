@@ -96,6 +96,10 @@ pub enum ErrorCode {
     EmailFailed,
     /// Another campaign of the organization has this name, in some letter case.
     CampaignExists,
+    /// A refresh of a paused creator.
+    CreatorPaused,
+    /// An `Idempotency-Key` sent again with another request.
+    IdempotencyKeyReused,
 }
 
 impl ErrorCode {
@@ -142,6 +146,8 @@ impl ErrorCode {
             ErrorCode::WebhookLimit => "WEBHOOK_LIMIT",
             ErrorCode::EmailFailed => "EMAIL_FAILED",
             ErrorCode::CampaignExists => "CAMPAIGN_EXISTS",
+            ErrorCode::CreatorPaused => "CREATOR_PAUSED",
+            ErrorCode::IdempotencyKeyReused => "IDEMPOTENCY_KEY_REUSED",
         }
     }
 }

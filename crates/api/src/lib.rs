@@ -22,6 +22,7 @@ pub mod error;
 pub mod extract;
 pub mod files;
 mod health;
+pub mod idempotency;
 pub mod input;
 pub use vidpulse_notify::mail;
 pub mod mcp;

@@ -75,10 +75,12 @@ pub async fn request_context(
             )
             .into_response(),
         };
-    if let Some(error) = response.extensions_mut().remove::<ApiError>() {
-        response = render(response, &error, &ctx.id);
-    }
-    if let Ok(id) = HeaderValue::from_str(&ctx.id) {
+    response = render_error(response, &ctx.id);
+    // An idempotent replay carries the id of the request it answered
+    // (`crate::idempotency`), the one its body names.
+    if !response.headers().contains_key(REQUEST_ID_HEADER)
+        && let Ok(id) = HeaderValue::from_str(&ctx.id)
+    {
         response.headers_mut().insert(REQUEST_ID_HEADER, id);
     }
     let status = response.status();
@@ -102,6 +104,15 @@ pub async fn request_context(
         }
     });
     response
+}
+
+/// `response` with the [`ApiError`] recorded in it rendered in its envelope
+/// with `request_id`; unchanged when it records none.
+pub fn render_error(mut response: Response, request_id: &str) -> Response {
+    match response.extensions_mut().remove::<ApiError>() {
+        Some(error) => render(response, &error, request_id),
+        None => response,
+    }
 }
 
 fn render(response: Response, error: &ApiError, request_id: &str) -> Response {

@@ -23,7 +23,10 @@ pub fn router(state: AppState) -> Router {
     metrics::install();
     let (api, doc) = routes_and_document();
     Router::new()
-        .merge(api)
+        .merge(api.route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::idempotency::idempotent,
+        )))
         .merge(mcp::router())
         .merge(crate::openapi::docs(doc))
         .merge(vidpulse_web::router())
@@ -51,6 +54,7 @@ fn routes_and_document() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(shared::router())
         .split_for_parts();
     v1::gate::describe(&mut doc);
+    crate::idempotency::describe(&mut doc);
     crate::openapi::describe_errors(&mut doc);
     (api, doc)
 }

@@ -3,14 +3,16 @@
 //! [`metrics::VideoMeta`], and came to, [`metrics::RefreshOutcome`]), the
 //! analytics rules, plans and quotas, the refresh schedule, PATCH
 //! validation, API key secrets, the names users type, webhook rules (events,
-//! milestones, retries, which URLs a delivery may go to) and which IP
-//! addresses are global. Everything above this crate trusts these types.
+//! milestones, retries, which URLs a delivery may go to), which IP
+//! addresses are global, and the `Idempotency-Key` of a retried request.
+//! Everything above this crate trusts these types.
 #![warn(missing_docs)]
 
 pub mod analytics;
 pub mod anchor;
 pub mod api_key;
 pub mod clock;
+pub mod idempotency;
 pub mod identity;
 pub mod ids;
 pub mod ip_scope;

@@ -12,6 +12,11 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_BACKFILL_VIDEOS: i64 = 10;
 /// Most videos a creator's backfill may ask for.
 pub const MAX_BACKFILL_VIDEOS: i64 = 50;
+/// New videos a creator's discovery tracks per visit when its account sets
+/// no daily count.
+pub const DEFAULT_DAILY_VIDEOS: i64 = 5;
+/// Most new videos a creator's daily count may allow.
+pub const MAX_DAILY_VIDEOS: i64 = 50;
 
 /// A subscription plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

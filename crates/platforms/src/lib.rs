@@ -10,6 +10,7 @@
 //! keeps addresses that are not global out.
 #![warn(missing_docs)]
 
+mod discovery;
 pub mod http;
 pub mod instagram_graph;
 pub mod live;
@@ -21,6 +22,7 @@ pub mod tiktok_research;
 pub mod youtube;
 pub mod ytdlp;
 
+pub use discovery::discover_channel;
 pub use public_only::PublicOnly;
 pub use short_link::{ResolveError, ShortLinkConfig, ShortLinkResolver};
 pub use simulated::{SimulatedConfig, SimulatedSource};

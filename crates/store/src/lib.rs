@@ -54,6 +54,7 @@ mod closes;
 pub mod creators;
 pub mod credits;
 mod error;
+pub mod idempotency;
 pub mod import;
 pub mod invites;
 pub mod ops;
@@ -79,8 +80,8 @@ pub mod webhooks;
 pub use alerts::AlertStore;
 pub use analytics::{AnalyticsRow, AnalyticsStore, DayIncrement, DayIncrementQuery};
 pub use bloggers::{
-    BloggerStore, BloggerSummary, CreatorGroup, GroupInto, Grouped, KnownCreator, ProfileRef,
-    SetTags, Tag,
+    BloggerChanges, BloggerStore, BloggerSummary, CreatorGroup, GroupInto, Grouped, KnownCreator,
+    ProfileRef, SetTags, Tag,
 };
 pub use campaigns::{
     CampaignChanges, CampaignListQuery, CampaignRecord, CampaignRefusal, CampaignStore,
@@ -88,12 +89,13 @@ pub use campaigns::{
 };
 pub use creators::{
     AccountQuery, AccountSetup, ClaimedJob, CreatorJob, CreatorProfile, CreatorStore,
-    CreatorTotals, CreatorVideos, DiscoveryOutcome, DiscoveryResult, DueDiscovery, FollowerDay,
-    FollowerGains, JOB_TIMEOUT, JobFinished, JobStatus, JobSuccess, NewCreatorJob, SetupCreator,
-    StartJob, TrackedAccount,
+    CreatorTotals, CreatorVideos, DiscoveryAsk, DiscoveryOutcome, DiscoveryResult, DueDiscovery,
+    FollowerDay, FollowerGains, JOB_TIMEOUT, JobFinished, JobStatus, JobSuccess, ManualDiscovery,
+    NewCreatorJob, SetupCreator, StartJob, TrackedAccount,
 };
 pub use credits::{CappedCharge, Charge, CreditStore};
 pub use error::StoreError;
+pub use idempotency::{IdempotencyStore, KeptAnswer, KeyClaim};
 pub use import::{ImportOutcome, ImportRow, ImportStore};
 pub use invites::{
     AcceptOutcome, DeclineOutcome, Invitation, InvitationDetails, InvitationPassword, InviteResult,
@@ -189,6 +191,7 @@ pub trait Store:
     + RecapStore
     + ShareLinkStore
     + AlertStore
+    + IdempotencyStore
     + Send
     + Sync
     + std::fmt::Debug

@@ -99,7 +99,7 @@ const FRAGMENTS: &[&str] = &[
     "result.tracked_account_id",
     // Dates the code made: a stored note's day, and the names and bounds
     // of PostgreSQL's monthly partitions.
-    "result.now.date_naive()",
+    "now.date_naive()",
     "month.year()",
     "month.month()",
     "partition",

@@ -6,12 +6,12 @@
 use std::sync::Arc;
 use std::time::Duration as StdDuration;
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::Duration;
 use futures::StreamExt;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 use vidpulse_domain::{Clock, VideoRef};
-use vidpulse_platforms::{Channel, ChannelVideo, Source, SourceError};
+use vidpulse_platforms::{Channel, ChannelVideo, Source, SourceError, discover_channel};
 use vidpulse_store::{
     ClaimedJob, CreatorProfile, CreatorVideos, DiscoveryResult, DueDiscovery, JobSuccess, Store,
     StoreError,
@@ -58,7 +58,7 @@ impl Default for CreatorConfig {
             max_attempts: 3,
             concurrency: 4,
             discovery_interval: Duration::days(1),
-            default_daily_videos: 5,
+            default_daily_videos: vidpulse_domain::plan::DEFAULT_DAILY_VIDEOS,
             credits_per_video: 30,
             tracking_window: Duration::days(30),
             idle_poll: StdDuration::from_secs(2),
@@ -266,34 +266,28 @@ async fn discover(ctx: &CreatorContext, d: DueDiscovery) -> Result<usize, StoreE
         .daily_videos_count
         .unwrap_or(ctx.config.default_daily_videos)
         .max(0);
-    let read = within_lease(ctx, async {
-        let channel = ctx
-            .source
-            .resolve_channel(d.profile.platform, &d.profile.username)
-            .await?;
-        let listed = if daily > 0 {
-            let limit = usize::try_from(daily).unwrap_or(0);
-            ctx.source.recent_videos(&channel, limit).await?
-        } else {
-            Vec::new()
-        };
-        Ok((channel, listed))
-    })
+    let read = within_lease(
+        ctx,
+        discover_channel(
+            ctx.source.as_ref(),
+            d.profile.platform,
+            &d.profile.username,
+            d.discovered_since,
+            daily,
+        ),
+    )
     .await;
     let now = ctx.clock.now();
     let result = match read {
-        Ok((channel, listed)) => {
-            let fresh = new_videos(listed, d.discovered_since, daily);
-            DiscoveryResult {
-                tracked_account_id: d.tracked_account_id,
-                lease_token: d.lease_token,
-                profile: Some(profile(&channel)),
-                new_videos: creator_videos(ctx, &channel, fresh),
-                now,
-                next_discovery_at: now + ctx.config.discovery_interval,
-                note: None,
-            }
-        }
+        Ok((channel, fresh)) => DiscoveryResult {
+            tracked_account_id: d.tracked_account_id,
+            lease_token: d.lease_token,
+            profile: Some(profile(&channel)),
+            new_videos: creator_videos(ctx, &channel, fresh),
+            now,
+            next_discovery_at: now + ctx.config.discovery_interval,
+            note: None,
+        },
         Err(e) => {
             let (note, next) = match e {
                 SourceError::NotFound(_) => (
@@ -330,16 +324,6 @@ async fn discover(ctx: &CreatorContext, d: DueDiscovery) -> Result<usize, StoreE
         }
     };
     Ok(ctx.store.finish_discovery(&result).await?.videos_tracked)
-}
-
-/// The listed videos that are new: published at or after `since` (or with
-/// no publish time; already tracked ones cost nothing), at most `limit`.
-fn new_videos(listed: Vec<ChannelVideo>, since: DateTime<Utc>, limit: i64) -> Vec<ChannelVideo> {
-    listed
-        .into_iter()
-        .filter(|v| v.published_at.is_none_or(|p| p >= since))
-        .take(usize::try_from(limit).unwrap_or(0))
-        .collect()
 }
 
 /// Runs jobs, discoveries and the timeout sweep until `shutdown`; the work
@@ -402,33 +386,7 @@ async fn run_work(ctx: &CreatorContext, shutdown: &CancellationToken) {
 
 #[cfg(test)]
 mod tests {
-    use chrono::TimeZone;
-
     use super::*;
-
-    fn video(id: &str, published: Option<DateTime<Utc>>) -> ChannelVideo {
-        ChannelVideo {
-            external_id: id.into(),
-            canonical_url: format!("https://www.youtube.com/watch?v={id}"),
-            published_at: published,
-            title: None,
-        }
-    }
-
-    #[test]
-    fn new_videos_are_those_published_since_the_last_run() {
-        let since = Utc.with_ymd_and_hms(2026, 11, 20, 0, 0, 0).unwrap();
-        let listed = vec![
-            video("a", Some(since + Duration::hours(5))),
-            video("b", None),
-            video("c", Some(since)),
-            video("d", Some(since - Duration::seconds(1))),
-        ];
-        let ids = |v: Vec<ChannelVideo>| v.into_iter().map(|v| v.external_id).collect::<Vec<_>>();
-        assert_eq!(ids(new_videos(listed.clone(), since, 10)), ["a", "b", "c"]);
-        assert_eq!(ids(new_videos(listed.clone(), since, 2)), ["a", "b"]);
-        assert!(new_videos(listed, since, 0).is_empty());
-    }
 
     #[test]
     fn retries_back_off() {

@@ -1,6 +1,7 @@
 //! The hourly upkeep of the observations (docs/operations.md, "Retention and housekeeping"): monthly
 //! partitions kept ahead on PostgreSQL, and the retention applied when one
-//! is set; webhook events are kept 30 days once delivered. Several workers may run it at once; each pass is idempotent.
+//! is set; webhook events are kept 30 days once delivered, idempotency keys
+//! a day. Several workers may run it at once; each pass is idempotent.
 
 use std::time::Duration as StdDuration;
 
@@ -33,6 +34,12 @@ pub async fn tick(ctx: &RefreshContext) {
         Ok(0) => {}
         Ok(events) => tracing::info!(events, "webhook events past their retention deleted"),
         Err(e) => tracing::warn!(error = %e, "webhook event pruning failed; retried in an hour"),
+    }
+    let before = now - vidpulse_domain::idempotency::retention();
+    match ctx.store.prune_idempotency_keys(before).await {
+        Ok(0) => {}
+        Ok(keys) => tracing::info!(keys, "idempotency keys past their retention deleted"),
+        Err(e) => tracing::warn!(error = %e, "idempotency key pruning failed; retried in an hour"),
     }
 }
 

@@ -18,15 +18,15 @@ use uuid::Uuid;
 use vidpulse_domain::Platform;
 use vidpulse_domain::identity::Role;
 use vidpulse_domain::names::Handle;
-use vidpulse_platforms::{Channel, SourceError};
+use vidpulse_platforms::SourceError;
 use vidpulse_store::{AccountSetup, CreatorJob, CreatorProfile, NewCreatorJob, SetupCreator};
 
 use crate::app::bloggers::{
-    DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS, PlatformId, bad_initial_count, bad_platform,
-    bad_username, start_job,
+    DEFAULT_INITIAL_VIDEOS, MAX_INITIAL_VIDEOS, PlatformId, bad_daily_count, bad_initial_count,
+    bad_platform, bad_username, profile_of, read_failed, start_job,
 };
 use crate::dashboard::access::OrgAuth;
-use crate::error::{ApiError, ErrorCode};
+use crate::error::ApiError;
 use crate::extract::JsonBody;
 use crate::input::{
     self, Bounded, Campaign, Fault, Id, Ids, Refusals, bad_campaign, bad_id, bad_ids, not_an_object,
@@ -34,10 +34,8 @@ use crate::input::{
 use crate::middleware::RequestContext;
 use crate::state::AppState;
 
-/// Most new videos a blogger's daily discovery may track.
-pub const MAX_DAILY_VIDEOS: i64 = 50;
-/// Most tags on one blogger.
-pub const MAX_TAGS: usize = 50;
+pub use crate::app::bloggers::MAX_TAGS;
+pub use vidpulse_domain::plan::MAX_DAILY_VIDEOS;
 /// Longest wait for the platform's channel profile.
 const PROFILE_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -167,12 +165,7 @@ impl Refusals for AddSettings {
                     "`initial_videos_count` must be a whole number from 0 to {MAX_INITIAL_VIDEOS}"
                 ),
             ),
-            "daily_videos_count" => ApiError::validation(
-                "daily_videos_count",
-                format!(
-                    "`daily_videos_count` must be a whole number from 0 to {MAX_DAILY_VIDEOS}, or null"
-                ),
-            ),
+            "daily_videos_count" => bad_daily_count(),
             "campaign" => bad_campaign(fault.sent()),
             "tag_ids" => bad_ids::<0, MAX_TAGS>("tag_ids"),
             _ => not_an_object(),
@@ -308,7 +301,6 @@ async fn read_profile(
     platform: Platform,
     username: &str,
 ) -> Result<CreatorProfile, ApiError> {
-    let name = platform.display_name();
     let read = tokio::time::timeout(
         PROFILE_TIMEOUT,
         app.source.resolve_channel(platform, username),
@@ -320,37 +312,8 @@ async fn read_profile(
             PROFILE_TIMEOUT.as_secs()
         )))
     });
-    match read {
-        Ok(channel) => Ok(profile_of(channel)),
-        Err(SourceError::NotFound(_)) => Err(ApiError::new(
-            StatusCode::NOT_FOUND,
-            ErrorCode::PlatformNotFound,
-            format!("No {name} account named @{username} was found"),
-        )
-        .with_field("username")),
-        Err(e) => {
-            tracing::warn!(%platform, %username, error = %e, "blogger profile read failed");
-            Err(ApiError::new(
-                StatusCode::BAD_GATEWAY,
-                ErrorCode::ExternalApiError,
-                format!(
-                    "The {name} profile could not be read: {}",
-                    e.client_message(platform)
-                ),
-            ))
-        }
-    }
-}
-
-fn profile_of(c: Channel) -> CreatorProfile {
-    CreatorProfile {
-        platform: c.platform,
-        channel_id: c.channel_id,
-        username: c.username,
-        display_name: c.display_name,
-        avatar_url: c.avatar_url,
-        follower_count: c.follower_count,
-    }
+    read.map(profile_of)
+        .map_err(|e| read_failed(platform, username, e))
 }
 
 /// Adds a creator to tracking: reads its channel profile from the platform,

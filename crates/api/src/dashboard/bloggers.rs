@@ -14,6 +14,7 @@ use uuid::Uuid;
 use vidpulse_domain::identity::Role;
 use vidpulse_store::{NewCreatorJob, StartJob};
 
+use crate::app::bloggers::{bad_budget, bad_is_active};
 use crate::app::rfc3339;
 use crate::dashboard::access::OrgAuth;
 use crate::dashboard::tags::TagView;
@@ -114,7 +115,7 @@ impl Refusals for ToggleBloggerRequest {
     fn refuse(fault: &Fault<'_>) -> ApiError {
         match fault.field() {
             "tracking_id" => bad_id(fault),
-            "is_active" => ApiError::validation("is_active", "`is_active` must be true or false"),
+            "is_active" => bad_is_active(),
             _ => not_an_object(),
         }
     }
@@ -160,15 +161,14 @@ pub struct SetBudgetRequest {
 
 impl Refusals for SetBudgetRequest {
     fn refuse(fault: &Fault<'_>) -> ApiError {
-        let message = match (fault.field(), fault.sent()) {
-            ("tracking_id", _) => return bad_id(fault),
-            ("budget_per_video", None) => "`budget_per_video` is required",
-            ("budget_per_video", _) => {
-                "`budget_per_video` must be a whole number greater than 0, or null"
+        match (fault.field(), fault.sent()) {
+            ("tracking_id", _) => bad_id(fault),
+            ("budget_per_video", None) => {
+                ApiError::validation("budget_per_video", "`budget_per_video` is required")
             }
-            _ => return not_an_object(),
-        };
-        ApiError::validation("budget_per_video", message)
+            ("budget_per_video", _) => bad_budget(),
+            _ => not_an_object(),
+        }
     }
 }
 

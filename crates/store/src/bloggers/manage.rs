@@ -1,11 +1,12 @@
-//! A tracked account's own settings (campaign, budget) and its removal,
-//! with or without its videos.
+//! A tracked account's own settings (campaign, budget, daily count, tags,
+//! pause) and its removal, with or without its videos.
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 use vidpulse_domain::OrgId;
 use vidpulse_domain::names::Campaign;
 
+use super::BloggerChanges;
 use crate::StoreError;
 use crate::rollup::{self, Scope, ScopeDialect};
 use crate::sql::{Bind, Conn, Dialect, SqlStore, Tx};
@@ -96,8 +97,23 @@ pub(super) async fn set_campaign<D: Dialect>(
     if !account_exists::<D>(&mut tx, org, tracking_id).await? {
         return Ok(false);
     }
-    let stored = match &name {
-        Some(name) => Some(crate::campaigns::attach::<D>(&mut tx, org, name, now).await?),
+    write_campaign(&mut tx, org, tracking_id, name.as_ref(), now).await?;
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// Gives the account (known to be organization `org`'s) the campaign
+/// `name`, the organization's campaign of that name, created when absent;
+/// `None` clears.
+async fn write_campaign<D: Dialect>(
+    tx: &mut Tx<D>,
+    org: OrgId,
+    tracking_id: Uuid,
+    name: Option<&Campaign>,
+    now: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    let stored = match name {
+        Some(name) => Some(crate::campaigns::attach::<D>(tx, org, name, now).await?),
         None => None,
     };
     D::query(
@@ -108,11 +124,62 @@ pub(super) async fn set_campaign<D: Dialect>(
     .bind(org.0)
     .bind(stored)
     .bind(now)
-    .execute(&mut *tx)
+    .execute(&mut **tx)
     .await?;
+    Ok(())
+}
+
+/// [`crate::BloggerStore::update_blogger`].
+pub(super) async fn update<D: Dialect>(
+    store: &SqlStore<D>,
+    org: OrgId,
+    tracking_id: Uuid,
+    changes: &BloggerChanges,
+    now: DateTime<Utc>,
+) -> Result<bool, StoreError> {
+    let mut tx = store.write_tx().await?;
+    if !account_exists::<D>(&mut tx, org, tracking_id).await? {
+        return Ok(false);
+    }
+    if let Some(active) = changes.is_active {
+        crate::creators::set_active::<D>(&mut tx, org, tracking_id, active, now).await?;
+    }
+    if let Some(campaign) = &changes.campaign {
+        write_campaign(&mut tx, org, tracking_id, campaign.as_ref(), now).await?;
+    }
+    for (statement, value) in [
+        (SET_DAILY_VIDEOS, changes.daily_videos_count),
+        (SET_BUDGET, changes.budget_per_video),
+    ] {
+        if let Some(value) = value {
+            D::query(statement)
+                .bind(tracking_id)
+                .bind(org.0)
+                .bind(value)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+        }
+    }
+    if let Some(names) = &changes.tags {
+        let mut ids = Vec::with_capacity(names.len());
+        for name in names {
+            ids.push(super::find_or_create_tag(&mut tx, org, name, now).await?.0);
+        }
+        crate::creators::replace_account_tags(&mut tx, org.0, tracking_id, &ids).await?;
+    }
     tx.commit().await?;
     Ok(true)
 }
+
+/// Set the daily count (`$3`) of tracked account `$1` of organization `$2`.
+const SET_DAILY_VIDEOS: &str =
+    "UPDATE tracked_accounts SET daily_videos_count = $3, updated_at = $4
+     WHERE id = $1 AND organization_id = $2";
+
+/// Set the budget per video (`$3`) of tracked account `$1` of organization `$2`.
+const SET_BUDGET: &str = "UPDATE tracked_accounts SET budget_per_video = $3, updated_at = $4
+     WHERE id = $1 AND organization_id = $2";
 
 /// Runs `statements`, each on tracked account `$1` of organization `$2`;
 /// the last one's count of rows.

@@ -6,9 +6,12 @@
 //! account's settings and its removal (`manage`), tags (`tags`), and creator
 //! profiles (`profiles`).
 
+use std::collections::HashMap;
+
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
+use vidpulse_domain::names::{Campaign, TagName};
 use vidpulse_domain::{OrgId, Platform};
 
 use crate::StoreError;
@@ -19,6 +22,8 @@ mod manage;
 mod profiles;
 mod store;
 mod tags;
+
+pub(crate) use tags::find_or_create as find_or_create_tag;
 
 /// One tracked creator of an organization, with its videos summed.
 #[derive(Debug, Clone, PartialEq)]
@@ -131,6 +136,27 @@ pub enum Grouped {
     UnknownBloggers(Vec<Uuid>),
 }
 
+/// Changes to a tracked creator's settings, all written or none; a field
+/// left `None` stays as it is.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BloggerChanges {
+    /// Resume (`true`) or pause (`false`) its daily discovery.
+    pub is_active: Option<bool>,
+    /// The campaign its new videos get (`Some(None)` clears): the
+    /// organization's campaign of that name in any letter case, created
+    /// when absent.
+    pub campaign: Option<Option<Campaign>>,
+    /// New videos its discovery tracks per visit (`Some(None)`: the
+    /// service's default).
+    pub daily_videos_count: Option<Option<i64>>,
+    /// The budget its new videos get (`Some(None)` clears).
+    pub budget_per_video: Option<Option<i64>>,
+    /// Its tags from now on, by name (matched ignoring case, created when
+    /// unknown; `[]` clears): as [`BloggerStore::set_blogger_tags`], its
+    /// videos lose the tags taken off and get the ones put on.
+    pub tags: Option<Vec<TagName>>,
+}
+
 /// Tracked creators as the dashboard manages them.
 #[async_trait]
 pub trait BloggerStore {
@@ -168,6 +194,26 @@ pub trait BloggerStore {
         budget: Option<i64>,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError>;
+
+    /// Applies `changes` to the organization's tracked account in one
+    /// transaction; `false` when the organization has no such account
+    /// (nothing is written, no tag or campaign created).
+    async fn update_blogger(
+        &self,
+        org: OrgId,
+        tracking_id: Uuid,
+        changes: &BloggerChanges,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+
+    /// The tags of these tracked accounts of the organization, by tracked
+    /// account id, each list by name (accounts without tags, and other
+    /// organizations' ids, are left out).
+    async fn blogger_tags(
+        &self,
+        org: OrgId,
+        tracking_ids: &[Uuid],
+    ) -> Result<HashMap<Uuid, Vec<Tag>>, StoreError>;
 
     /// The organization's tags, by name.
     async fn tags(&self, org: OrgId) -> Result<Vec<Tag>, StoreError>;

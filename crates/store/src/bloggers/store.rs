@@ -1,12 +1,16 @@
 //! The dashboard's bloggers, stored: the one implementation of
 //! [`BloggerStore`] for both backends, each method one concern's function.
 
+use std::collections::HashMap;
+
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 use vidpulse_domain::OrgId;
 
-use super::{BloggerStore, BloggerSummary, GroupInto, Grouped, KnownCreator, SetTags, Tag};
+use super::{
+    BloggerChanges, BloggerStore, BloggerSummary, GroupInto, Grouped, KnownCreator, SetTags, Tag,
+};
 use super::{listing, manage, profiles, tags};
 use crate::StoreError;
 use crate::rollup::ScopeDialect;
@@ -48,6 +52,24 @@ impl<D: ScopeDialect> BloggerStore for SqlStore<D> {
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         manage::set_setting(self, "budget_per_video", org, tracking_id, budget, now).await
+    }
+
+    async fn update_blogger(
+        &self,
+        org: OrgId,
+        tracking_id: Uuid,
+        changes: &BloggerChanges,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        manage::update(self, org, tracking_id, changes, now).await
+    }
+
+    async fn blogger_tags(
+        &self,
+        org: OrgId,
+        tracking_ids: &[Uuid],
+    ) -> Result<HashMap<Uuid, Vec<Tag>>, StoreError> {
+        tags::of_accounts(self, org, tracking_ids).await
     }
 
     async fn tags(&self, org: OrgId) -> Result<Vec<Tag>, StoreError> {

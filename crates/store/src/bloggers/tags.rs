@@ -1,14 +1,16 @@
 //! An organization's tags, and a tracked account's: what its videos, present
 //! and future, carry.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 use vidpulse_domain::OrgId;
-use vidpulse_domain::names::tag_key;
+use vidpulse_domain::names::{TagName, tag_key};
 
 use super::{SetTags, Tag};
 use crate::StoreError;
-use crate::sql::{Dialect, SqlStore};
+use crate::sql::{Builder, Dialect, SqlStore, Tx};
 
 /// A tag row: id, name, creation time.
 type TagRow = (Uuid, String, DateTime<Utc>);
@@ -102,4 +104,73 @@ pub(super) async fn set_on_account<D: Dialect>(
     tags.sort_by_key(|t| tag_key(&t.name));
     tags.dedup_by_key(|t| t.id);
     Ok(SetTags::Done(tags))
+}
+
+/// The organization's tag `name` in any letter case, created at `now` when
+/// it has none: its id, its stored name, and whether it was created.
+pub(crate) async fn find_or_create<D: Dialect>(
+    tx: &mut Tx<D>,
+    org: OrgId,
+    name: &TagName,
+    now: DateTime<Utc>,
+) -> Result<(Uuid, String, bool), StoreError> {
+    let lower = name.key();
+    let existing: Option<(Uuid, String)> =
+        D::query("SELECT id, name FROM tags WHERE organization_id = $1 AND name_lower = $2")
+            .bind(org.0)
+            .bind(&lower)
+            .fetch_optional(&mut **tx)
+            .await?;
+    if let Some((id, stored)) = existing {
+        return Ok((id, stored, false));
+    }
+    let id = Uuid::now_v7();
+    D::query(
+        "INSERT INTO tags (id, organization_id, name, name_lower, created_at)
+         VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(id)
+    .bind(org.0)
+    .bind(name.as_str())
+    .bind(&lower)
+    .bind(now)
+    .execute(&mut **tx)
+    .await?;
+    Ok((id, name.as_str().to_owned(), true))
+}
+
+/// A tag of a tracked account.
+#[derive(sqlx::FromRow)]
+struct AccountTagRow {
+    tracked_account_id: Uuid,
+    id: Uuid,
+    name: String,
+    created_at: DateTime<Utc>,
+}
+
+/// [`crate::BloggerStore::blogger_tags`].
+pub(super) async fn of_accounts<D: Dialect>(
+    store: &SqlStore<D>,
+    org: OrgId,
+    accounts: &[Uuid],
+) -> Result<HashMap<Uuid, Vec<Tag>>, StoreError> {
+    let mut tags: HashMap<Uuid, Vec<Tag>> = HashMap::new();
+    if accounts.is_empty() {
+        return Ok(tags);
+    }
+    let mut q = Builder::<D>::new(
+        "SELECT at.tracked_account_id, t.id, t.name, t.created_at
+         FROM account_tags at JOIN tags t ON t.id = at.tag_id
+         WHERE t.organization_id = ",
+    );
+    q.push_bind(org.0).push(" AND at.tracked_account_id IN (");
+    q.push_list(accounts.iter().copied());
+    q.push(") ORDER BY t.name_lower, t.id");
+    let rows: Vec<AccountTagRow> = q.build().fetch_all(&mut *store.read().await?).await?;
+    for r in rows {
+        tags.entry(r.tracked_account_id)
+            .or_default()
+            .push(tag((r.id, r.name, r.created_at)));
+    }
+    Ok(tags)
 }

@@ -9,7 +9,7 @@ use vidpulse_domain::names::{Campaign, handle_key};
 
 use super::*;
 use crate::StoreError;
-use crate::sql::{Dialect, Tx};
+use crate::sql::{Conn, Dialect, Tx};
 
 /// Inserts or refreshes the catalog row of a platform account, and records
 /// its follower count of the day when the read has one; returns its id.
@@ -153,4 +153,30 @@ pub(crate) async fn replace_account_tags<D: Dialect>(
     .execute(&mut **tx)
     .await?;
     Ok(())
+}
+
+/// Activates or deactivates organization `org`'s tracked account `id` at
+/// `now` (an activated one's discovery is due at once unless it is
+/// scheduled); whether the organization has it.
+pub(crate) async fn set_active<D: Dialect>(
+    conn: &mut Conn<D>,
+    org: OrgId,
+    id: Uuid,
+    active: bool,
+    now: DateTime<Utc>,
+) -> Result<bool, StoreError> {
+    let done = D::query(sqlx::AssertSqlSafe(format!(
+        "UPDATE tracked_accounts SET is_active = {p3_bool}, updated_at = $4,
+           next_discovery_at = CASE WHEN {p3_bool} THEN coalesce(next_discovery_at, $4)
+                                    ELSE next_discovery_at END
+         WHERE id = $1 AND organization_id = $2",
+        p3_bool = D::typed("$3", "BOOLEAN")
+    )))
+    .bind(id)
+    .bind(org.0)
+    .bind(active)
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(done == 1)
 }

@@ -213,6 +213,8 @@ pub struct TrackedAccount {
     pub last_scraped_at: Option<DateTime<Utc>>,
     /// Why the last discovery skipped videos, if it did.
     pub discovery_note: Option<String>,
+    /// Budget its new videos get.
+    pub budget_per_video: Option<i64>,
 }
 
 /// A job a worker has claimed.
@@ -341,6 +343,47 @@ pub struct DiscoveryOutcome {
     pub videos_skipped: usize,
 }
 
+/// What an organization's ask to read one of its creators now found
+/// ([`CreatorStore::ask_discovery`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum DiscoveryAsk {
+    /// The organization has no such tracked account.
+    NotFound,
+    /// The account is paused: it is not read.
+    Paused,
+    /// The organization asked within the cooldown already: ask again at
+    /// `retry_at`.
+    TooSoon {
+        /// When an ask will be taken.
+        retry_at: DateTime<Utc>,
+    },
+    /// A discovery of the account is under way (the daily one, or another
+    /// ask): ask again in a moment.
+    InFlight,
+    /// Read it under this claim, then [`CreatorStore::save_manual_discovery`]
+    /// or [`CreatorStore::release_discovery`].
+    Claimed(DueDiscovery),
+}
+
+/// A discovery read on an organization's ask, to record.
+#[derive(Debug, Clone)]
+pub struct ManualDiscovery {
+    /// The tracked account.
+    pub tracked_account_id: Uuid,
+    /// Its claim.
+    pub lease_token: Uuid,
+    /// The profile as read now.
+    pub profile: CreatorProfile,
+    /// New videos to track, newest first.
+    pub new_videos: CreatorVideos,
+    /// The key that asked (for the ledger of the videos tracked).
+    pub api_key_id: Option<ApiKeyId>,
+    /// The request that asked (for the ledger).
+    pub request_id: String,
+    /// Now.
+    pub now: DateTime<Utc>,
+}
+
 /// Persistence of creators and their jobs.
 #[async_trait]
 pub trait CreatorStore {
@@ -405,6 +448,14 @@ pub trait CreatorStore {
         username: &Handle,
     ) -> Result<Option<TrackedAccount>, StoreError>;
 
+    /// The organization's tracked account `tracked_account_id`; `None` for
+    /// another organization's, or none.
+    async fn tracked_account(
+        &self,
+        org: OrgId,
+        tracked_account_id: Uuid,
+    ) -> Result<Option<TrackedAccount>, StoreError>;
+
     /// Activates or deactivates a tracked account; false when unknown to the
     /// organization. Deactivating stops discovery; its videos keep tracking.
     async fn set_account_active(
@@ -414,6 +465,37 @@ pub trait CreatorStore {
         active: bool,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError>;
+
+    /// Organization `org` asks to read its tracked account now (profile and
+    /// new videos, as a daily discovery does): refused when the account is
+    /// paused, when the organization asked within `cooldown`, or while a
+    /// discovery of it is under way; otherwise claimed for `lease`, the
+    /// claim the daily discovery takes ([`DiscoveryAsk`]).
+    async fn ask_discovery(
+        &self,
+        org: OrgId,
+        tracked_account_id: Uuid,
+        now: DateTime<Utc>,
+        cooldown: Duration,
+        lease: Duration,
+    ) -> Result<DiscoveryAsk, StoreError>;
+
+    /// Records a discovery read on an ask, in one transaction: the profile,
+    /// the new videos tracked as the quota allows and charged, the ask (the
+    /// cooldown runs from it), the claim freed; the daily schedule is left
+    /// as it is. `None` when the claim was lost: nothing written.
+    async fn save_manual_discovery(
+        &self,
+        read: &ManualDiscovery,
+    ) -> Result<Option<DiscoveryOutcome>, StoreError>;
+
+    /// Frees an ask's claim without writing anything (the platform failed):
+    /// the ask does not count toward the cooldown.
+    async fn release_discovery(
+        &self,
+        tracked_account_id: Uuid,
+        lease_token: Uuid,
+    ) -> Result<(), StoreError>;
 
     /// Claims active accounts whose discovery is due.
     async fn claim_due_discoveries(
@@ -497,13 +579,19 @@ pub(crate) fn timeout_message(timeout: Duration) -> String {
     )
 }
 
-pub(crate) fn discovery_note(result: &DiscoveryResult, skipped: usize) -> Option<String> {
-    match (&result.note, skipped) {
-        (Some(note), _) => Some(note.clone()),
+/// The note a discovery at `now` leaves on its account: why it could not do
+/// its work (`note`), or how many new videos the full quota `skipped`.
+pub(crate) fn discovery_note(
+    note: Option<&str>,
+    skipped: usize,
+    now: DateTime<Utc>,
+) -> Option<String> {
+    match (note, skipped) {
+        (Some(note), _) => Some(note.to_owned()),
         (None, 0) => None,
         (None, n) => Some(format!(
             "tracked-video quota full: {n} new video(s) skipped on {}",
-            result.now.date_naive()
+            now.date_naive()
         )),
     }
 }
@@ -511,6 +599,7 @@ pub(crate) fn discovery_note(result: &DiscoveryResult, skipped: usize) -> Option
 mod accounts;
 mod followers;
 mod listing;
+mod refresh;
 mod rows;
 mod store;
 pub(crate) use store::IN_FLIGHT;
@@ -518,4 +607,4 @@ pub(crate) use store::IN_FLIGHT;
 pub use followers::{FollowerDay, FollowerGains};
 pub use listing::{AccountQuery, CreatorTotals};
 
-pub(crate) use accounts::{open_account, replace_account_tags, upsert_creator};
+pub(crate) use accounts::{open_account, replace_account_tags, set_active, upsert_creator};

@@ -16,7 +16,8 @@ pub(crate) const ACCOUNT_COLUMNS: &str = "
     ta.id AS tracked_account_id, c.id AS creator_id, c.platform AS account_platform,
     c.channel_id, c.username AS account_username, c.display_name, c.avatar_url,
     c.follower_count, c.last_fetched_at, ta.is_active, ta.initial_videos_count AS account_initial,
-    ta.daily_videos_count, ta.campaign, ta.ecpm, ta.last_scraped_at, ta.discovery_note";
+    ta.daily_videos_count, ta.campaign, ta.ecpm, ta.last_scraped_at, ta.discovery_note,
+    ta.budget_per_video";
 
 #[derive(Debug, sqlx::FromRow)]
 pub(crate) struct AccountRow {
@@ -36,6 +37,7 @@ pub(crate) struct AccountRow {
     pub ecpm: Option<f64>,
     pub last_scraped_at: Option<DateTime<Utc>>,
     pub discovery_note: Option<String>,
+    pub budget_per_video: Option<i64>,
 }
 
 impl AccountRow {
@@ -80,6 +82,7 @@ impl AccountRow {
             ecpm: self.ecpm,
             last_scraped_at: self.last_scraped_at,
             discovery_note: self.discovery_note,
+            budget_per_video: self.budget_per_video,
         }))
     }
 }

@@ -408,6 +408,26 @@ impl<D: ScopeDialect> CreatorStore for SqlStore<D> {
         })
     }
 
+    async fn tracked_account(
+        &self,
+        org: OrgId,
+        tracked_account_id: Uuid,
+    ) -> Result<Option<TrackedAccount>, StoreError> {
+        let row = D::query(AssertSqlSafe(format!(
+            "SELECT {ACCOUNT_COLUMNS} FROM tracked_accounts ta
+             JOIN creators c ON c.id = ta.creator_id
+             WHERE ta.id = $1 AND ta.organization_id = $2"
+        )))
+        .bind(tracked_account_id)
+        .bind(org.0)
+        .fetch_optional::<AccountRow>(&mut *self.read().await?)
+        .await?;
+        Ok(match row {
+            Some(r) => r.into_account()?,
+            None => None,
+        })
+    }
+
     async fn set_account_active(
         &self,
         org: OrgId,
@@ -415,20 +435,40 @@ impl<D: ScopeDialect> CreatorStore for SqlStore<D> {
         active: bool,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let done = D::query(AssertSqlSafe(format!(
-            "UPDATE tracked_accounts SET is_active = {p3_bool}, updated_at = $4,
-               next_discovery_at = CASE WHEN {p3_bool} THEN coalesce(next_discovery_at, $4)
-                                        ELSE next_discovery_at END
-             WHERE id = $1 AND organization_id = $2",
-            p3_bool = D::typed("$3", "BOOLEAN")
-        )))
-        .bind(tracked_account_id)
-        .bind(org.0)
-        .bind(active)
-        .bind(now)
-        .execute(&mut *self.read().await?)
-        .await?;
-        Ok(done == 1)
+        set_active::<D>(
+            &mut *self.write().await?,
+            org,
+            tracked_account_id,
+            active,
+            now,
+        )
+        .await
+    }
+
+    async fn ask_discovery(
+        &self,
+        org: OrgId,
+        tracked_account_id: Uuid,
+        now: DateTime<Utc>,
+        cooldown: Duration,
+        lease: Duration,
+    ) -> Result<DiscoveryAsk, StoreError> {
+        refresh::ask(self, org, tracked_account_id, now, cooldown, lease).await
+    }
+
+    async fn save_manual_discovery(
+        &self,
+        read: &ManualDiscovery,
+    ) -> Result<Option<DiscoveryOutcome>, StoreError> {
+        refresh::save(self, read).await
+    }
+
+    async fn release_discovery(
+        &self,
+        tracked_account_id: Uuid,
+        lease_token: Uuid,
+    ) -> Result<(), StoreError> {
+        refresh::release(self, tracked_account_id, lease_token).await
     }
 
     async fn claim_due_discoveries(
@@ -483,20 +523,17 @@ impl<D: ScopeDialect> CreatorStore for SqlStore<D> {
         let Some(org) = claimed else {
             return Ok(DiscoveryOutcome::default());
         };
-        if let Some(profile) = &result.profile {
-            upsert_creator(&mut tx, profile, result.now).await?;
-        }
-        let batch = creator_batch(
+        let (videos_tracked, videos_skipped) = track_discovered(
+            &mut tx,
             OrgId(org),
-            None,
-            format!("discovery:{}", result.tracked_account_id),
+            result.tracked_account_id,
+            result.profile.as_ref(),
             &result.new_videos,
+            (None, format!("discovery:{}", result.tracked_account_id)),
             result.now,
-        );
-        let batch = with_account_defaults(&mut tx, batch, result.tracked_account_id).await?;
-        let (videos_tracked, videos_skipped) =
-            track_what_fits(&mut tx, &batch, "creator_discovery").await?;
-        let note = discovery_note(result, videos_skipped);
+        )
+        .await?;
+        let note = discovery_note(result.note.as_deref(), videos_skipped, result.now);
         let listed = result.profile.is_some();
         D::query(AssertSqlSafe(format!(
             "UPDATE tracked_accounts SET
@@ -625,6 +662,28 @@ async fn track_what_fits<D: ScopeDialect>(
         )),
         TrackOutcome::QuotaExceeded { .. } => Ok((0, batch.videos.len())),
     }
+}
+
+/// Records what a discovery of organization `org`'s tracked `account` read
+/// at `now`: the `profile` (when the read succeeded) and the `videos` found,
+/// tracked as the quota allows and charged to `asker` (the API key, if any,
+/// and the request id of the ledger); (newly tracked, skipped).
+pub(super) async fn track_discovered<D: ScopeDialect>(
+    tx: &mut Tx<D>,
+    org: OrgId,
+    account: Uuid,
+    profile: Option<&CreatorProfile>,
+    videos: &CreatorVideos,
+    asker: (Option<Uuid>, String),
+    now: DateTime<Utc>,
+) -> Result<(usize, usize), StoreError> {
+    if let Some(profile) = profile {
+        upsert_creator(tx, profile, now).await?;
+    }
+    let (key, request_id) = asker;
+    let batch = creator_batch(org, key, request_id, videos, now);
+    let batch = with_account_defaults(tx, batch, account).await?;
+    track_what_fits(tx, &batch, "creator_discovery").await
 }
 
 /// `batch` with the tracked account's campaign and budget per video, which

@@ -514,32 +514,11 @@ async fn attach_tags<D: Dialect>(
     let mut attached = Vec::with_capacity(names.len());
     let mut created = Vec::new();
     for name in names {
-        let lower = name.key();
-        let existing: Option<(Uuid, String)> =
-            D::query("SELECT id, name FROM tags WHERE organization_id = $1 AND name_lower = $2")
-                .bind(org.0)
-                .bind(&lower)
-                .fetch_optional(&mut **tx)
-                .await?;
-        let (tag_id, stored) = match existing {
-            Some(found) => found,
-            None => {
-                let id = Uuid::now_v7();
-                D::query(
-                    "INSERT INTO tags (id, organization_id, name, name_lower, created_at)
-                     VALUES ($1, $2, $3, $4, $5)",
-                )
-                .bind(id)
-                .bind(org.0)
-                .bind(name.as_str())
-                .bind(&lower)
-                .bind(now)
-                .execute(&mut **tx)
-                .await?;
-                created.push(name.as_str().to_owned());
-                (id, name.as_str().to_owned())
-            }
-        };
+        let (tag_id, stored, is_new) =
+            crate::bloggers::find_or_create_tag(tx, org, name, now).await?;
+        if is_new {
+            created.push(stored.clone());
+        }
         D::query("INSERT INTO video_tags (tracked_video_id, tag_id) VALUES ($1, $2) ON CONFLICT DO NOTHING")
             .bind(video_id)
             .bind(tag_id)

@@ -821,3 +821,72 @@ async fn bloggers_are_grouped_into_profiles_and_empty_profiles_go(
         Grouped::UnknownProfile
     );
 }
+
+#[rstest]
+#[tokio::test]
+async fn a_bloggers_settings_change_together_or_not_at_all(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    use vidpulse_domain::names::TagName;
+    use vidpulse_store::BloggerChanges;
+
+    let (_db, store) = store(backend).await;
+    let a = org(&store, Plan::Pro).await;
+    let b = org(&store, Plan::Pro).await;
+    let mira = follow(&store, a, "mira", vec![yt(1)])
+        .await
+        .tracked_account_id;
+    let (existing, _) = store.create_tag(a, "Summer", t0()).await.unwrap();
+    let names =
+        |raw: &[&str]| -> Vec<TagName> { raw.iter().map(|n| TagName::parse(n).unwrap()).collect() };
+    let changes = BloggerChanges {
+        is_active: Some(false),
+        campaign: Some(Some(crate::campaign("Launch"))),
+        daily_videos_count: Some(Some(2)),
+        budget_per_video: Some(Some(400)),
+        tags: Some(names(&["summer", "New one"])),
+    };
+    // Another organization's blogger, or none: nothing written, nothing made.
+    for (o, id) in [(b, mira), (a, Uuid::new_v4())] {
+        assert!(!store.update_blogger(o, id, &changes, t0()).await.unwrap());
+    }
+    assert_eq!(
+        store.tags(a).await.unwrap(),
+        std::slice::from_ref(&existing)
+    );
+    assert!(store.tags(b).await.unwrap().is_empty());
+
+    assert!(store.update_blogger(a, mira, &changes, t0()).await.unwrap());
+    let row = &store.bloggers(a).await.unwrap()[0];
+    assert!(!row.is_active);
+    assert_eq!(row.campaign.as_deref(), Some("Launch"));
+    assert_eq!(row.daily_videos_count, Some(2));
+    assert_eq!(row.budget_per_video, Some(400));
+    let tag_names: Vec<&str> = row.tags.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(
+        tag_names,
+        ["New one", "Summer"],
+        "matched in any case, created when new"
+    );
+    assert_eq!(video_tags(&store, a, 1).await, ["New one", "Summer"]);
+    let by_account = store.blogger_tags(a, &[mira]).await.unwrap();
+    assert_eq!(by_account[&mira], row.tags);
+    assert!(store.blogger_tags(b, &[mira]).await.unwrap().is_empty());
+    let account = store.tracked_account(a, mira).await.unwrap().unwrap();
+    assert_eq!(account.budget_per_video, Some(400));
+    assert!(store.tracked_account(b, mira).await.unwrap().is_none());
+
+    // Only what is named changes; `Some(None)` clears.
+    let clear = BloggerChanges {
+        campaign: Some(None),
+        daily_videos_count: Some(None),
+        tags: Some(vec![]),
+        ..BloggerChanges::default()
+    };
+    assert!(store.update_blogger(a, mira, &clear, t0()).await.unwrap());
+    let row = &store.bloggers(a).await.unwrap()[0];
+    assert!(!row.is_active, "left as it was");
+    assert_eq!(row.budget_per_video, Some(400), "left as it was");
+    assert_eq!((row.campaign.clone(), row.daily_videos_count), (None, None));
+    assert!(row.tags.is_empty() && video_tags(&store, a, 1).await.is_empty());
+}

@@ -469,3 +469,109 @@ async fn discovery_is_claimed_daily_and_tracks_new_videos_within_the_quota(
         .unwrap();
     assert_eq!(due[0].discovered_since, day);
 }
+
+#[rstest]
+#[tokio::test]
+async fn a_creator_read_on_ask_takes_the_discovery_claim_and_its_cooldown(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    use vidpulse_store::{DiscoveryAsk, ManualDiscovery};
+
+    let (_db, store) = store(backend).await;
+    let a = org(&store, Plan::Pro).await;
+    let b = org(&store, Plan::Pro).await;
+    queued(&store, &new_job(a, "mira", 1)).await;
+    let c = claim(&store).await;
+    succeed(&store, &c, "mira", backfill(0, 1)).await;
+    let account = store
+        .tracked_account_by_username(a, None, &handle("mira"))
+        .await
+        .unwrap()
+        .unwrap();
+    let cooldown = Duration::minutes(5);
+    let lease = Duration::minutes(1);
+    let at = t0() + Duration::days(2);
+    let ask = |org, now| {
+        let store = store.clone();
+        async move {
+            store
+                .ask_discovery(org, account.tracked_account_id, now, cooldown, lease)
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(ask(b, at).await, DiscoveryAsk::NotFound);
+    let DiscoveryAsk::Claimed(due) = ask(a, at).await else {
+        panic!("claimed");
+    };
+    assert_eq!(due.tracked_account_id, account.tracked_account_id);
+    // Under the claim: neither another ask nor the daily discovery (due).
+    assert_eq!(ask(a, at).await, DiscoveryAsk::InFlight);
+    assert!(
+        store
+            .claim_due_discoveries(at, 10, lease)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    // A failed read frees it without counting as an ask.
+    store
+        .release_discovery(account.tracked_account_id, due.lease_token)
+        .await
+        .unwrap();
+    let DiscoveryAsk::Claimed(due) = ask(a, at).await else {
+        panic!("claimed again");
+    };
+    let read = ManualDiscovery {
+        tracked_account_id: due.tracked_account_id,
+        lease_token: due.lease_token,
+        profile: due.profile.clone(),
+        new_videos: CreatorVideos {
+            videos: vec![yt(7)],
+            window: Duration::days(30),
+            credits_per_video: 30,
+        },
+        api_key_id: None,
+        request_id: "req-1".into(),
+        now: at,
+    };
+    let wrong = ManualDiscovery {
+        lease_token: Uuid::new_v4(),
+        ..read.clone()
+    };
+    assert_eq!(store.save_manual_discovery(&wrong).await.unwrap(), None);
+    let done = store.save_manual_discovery(&read).await.unwrap().unwrap();
+    assert_eq!(done.videos_tracked, 1);
+    assert_eq!(
+        credits(&store, a).await,
+        60,
+        "the backfill's video and the new one"
+    );
+    let now = store
+        .tracked_account(a, account.tracked_account_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(now.last_scraped_at, Some(at));
+    // The cooldown runs from the ask; the daily schedule is left as it was.
+    assert_eq!(
+        ask(a, at + Duration::minutes(2)).await,
+        DiscoveryAsk::TooSoon {
+            retry_at: at + cooldown
+        }
+    );
+    assert_eq!(
+        store
+            .claim_due_discoveries(at, 10, lease)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    // A paused creator is not read.
+    store
+        .set_account_active(a, account.tracked_account_id, false, at)
+        .await
+        .unwrap();
+    assert_eq!(ask(a, at + Duration::hours(1)).await, DiscoveryAsk::Paused);
+}

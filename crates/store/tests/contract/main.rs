@@ -12,6 +12,7 @@ mod creators;
 mod credits;
 mod followers;
 mod housekeeping;
+mod idempotency;
 mod invites;
 mod listing_indexes;
 mod ops;

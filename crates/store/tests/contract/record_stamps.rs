@@ -143,6 +143,7 @@ const OTHER_TABLES: &[&str] = &[
     "creators",
     "credit_ledger",
     "daily_closes",
+    "idempotency_keys",
     "invitations",
     "latest_closes",
     "memberships",

@@ -1,7 +1,8 @@
 //! The creator use cases: track a creator (queue its job), look one up, list
-//! them, follower history, and the job a creator read answers with; here
-//! the platform, username and backfill rules the public API's
-//! `/v1/bloggers` and the dashboard's `/blogger` routes share.
+//! them, follower history, the job a creator read answers with, change its
+//! settings, untrack it and read it now; here the platform, username,
+//! backfill and settings rules the public API's `/v1/bloggers` and the
+//! dashboard's `/blogger` routes share.
 //!
 //! Tracking a creator is a job: the request is checked and queued in one
 //! transaction and answered at once; the worker resolves the channel,
@@ -19,14 +20,22 @@ use crate::error::ApiError;
 
 mod followers;
 mod job;
+mod manage;
+mod refresh;
 mod tracked;
 
 pub use followers::FollowerDayView;
 pub(crate) use followers::{follower_days, follower_window};
 pub use job::{JobError, JobResult, JobView};
 pub(crate) use job::{job_status_url, job_view, start_job};
+pub use manage::{BloggerPatch, MAX_TAGS, TagNames, UntrackedBlogger};
+pub(crate) use manage::{
+    bad_budget, bad_daily_count, bad_is_active, untrack_blogger, update_blogger,
+};
+pub use refresh::BloggerRefresh;
+pub(crate) use refresh::{profile_of, read_failed, refresh_blogger};
 pub use tracked::BloggerView;
-pub(crate) use tracked::{blogger_view, tracked_or_404, tracked_page};
+pub(crate) use tracked::{account_now, blogger_view, tracked_or_404, tracked_page};
 
 /// Longest username, in characters.
 pub use vidpulse_domain::names::HANDLE_MAX_CHARS as USERNAME_MAX_CHARS;

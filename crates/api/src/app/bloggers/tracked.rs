@@ -1,7 +1,8 @@
 //! The organization's tracked creators as the public API shows them
 //! (docs/api.md: GET /v1/bloggers and GET
-//! /v1/bloggers/by-username/{username}): a page of them, or one by handle,
-//! each with its totals as of today.
+//! /v1/bloggers/by-username/{username}, and the answers of its PATCH and
+//! refresh): a page of them, or one by handle, each with its totals as of
+//! today and its tags.
 
 use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
@@ -10,7 +11,7 @@ use utoipa::ToSchema;
 use uuid::Uuid;
 use vidpulse_domain::names::Handle;
 use vidpulse_domain::{OrgId, Platform};
-use vidpulse_store::{AccountQuery, CreatorTotals, TrackedAccount};
+use vidpulse_store::{AccountQuery, CreatorTotals, Tag, TrackedAccount};
 
 use crate::error::{ApiError, ErrorCode};
 use crate::state::AppState;
@@ -42,6 +43,12 @@ pub struct BloggerView {
     pub initial_videos_count: i64,
     /// New videos tracked a day at most (`null`: the service default, 5).
     pub daily_videos_count: Option<i64>,
+    /// The campaign its new videos get.
+    pub campaign: Option<String>,
+    /// The budget its new videos get.
+    pub budget_per_video: Option<i64>,
+    /// Its tags (its videos carry them), by name.
+    pub tags: Vec<String>,
     /// When its videos were last listed.
     pub last_scraped_at: Option<DateTime<Utc>>,
     /// Why the last daily discovery skipped videos, if it did.
@@ -59,8 +66,8 @@ pub struct BloggerView {
 }
 
 impl BloggerView {
-    /// The answer for `a` with its `totals`.
-    pub fn of(a: TrackedAccount, totals: CreatorTotals) -> Self {
+    /// The answer for `a` with its `totals` and its `tags`.
+    pub fn of(a: TrackedAccount, totals: CreatorTotals, tags: Vec<Tag>) -> Self {
         Self {
             id: a.creator_id,
             platform: a.platform.id(),
@@ -74,6 +81,9 @@ impl BloggerView {
             tracked_account_id: a.tracked_account_id,
             initial_videos_count: a.initial_videos_count,
             daily_videos_count: a.daily_videos_count,
+            campaign: a.campaign,
+            budget_per_video: a.budget_per_video,
+            tags: tags.into_iter().map(|t| t.name).collect(),
             last_scraped_at: a.last_scraped_at,
             discovery_note: a.discovery_note,
             videos_tracked: totals.videos_tracked,
@@ -98,7 +108,13 @@ pub(crate) async fn blogger_view(
     let totals = totals
         .remove(&account.tracked_account_id)
         .unwrap_or_default();
-    Ok(BloggerView::of(account, totals))
+    let tags = app
+        .store
+        .blogger_tags(org, &[account.tracked_account_id])
+        .await?
+        .remove(&account.tracked_account_id)
+        .unwrap_or_default();
+    Ok(BloggerView::of(account, totals, tags))
 }
 
 /// The organization's tracked account of `username` (on `platform` when
@@ -112,13 +128,31 @@ pub(crate) async fn tracked_or_404(
     app.store
         .tracked_account_by_username(org, platform, username)
         .await?
-        .ok_or_else(|| {
-            ApiError::new(
-                StatusCode::NOT_FOUND,
-                ErrorCode::BloggerNotTracked,
-                format!("The organization does not track @{}", username.as_str()),
-            )
-        })
+        .ok_or_else(|| not_tracked(username.as_str()))
+}
+
+/// The organization's tracked account `id` as it stands now (after a
+/// write), or 404 `BLOGGER_NOT_TRACKED` naming `username` (it went
+/// meanwhile).
+pub(crate) async fn account_now(
+    app: &AppState,
+    org: OrgId,
+    id: Uuid,
+    username: &str,
+) -> Result<TrackedAccount, ApiError> {
+    app.store
+        .tracked_account(org, id)
+        .await?
+        .ok_or_else(|| not_tracked(username))
+}
+
+/// 404 `BLOGGER_NOT_TRACKED`: the organization does not track `username`.
+pub(crate) fn not_tracked(username: &str) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        ErrorCode::BloggerNotTracked,
+        format!("The organization does not track @{username}"),
+    )
 }
 
 /// The page of the organization's tracked creators `query` names, most
@@ -133,12 +167,14 @@ pub(crate) async fn tracked_page(
     let ids: Vec<_> = page.items.iter().map(|a| a.tracked_account_id).collect();
     let today = app.clock.now().date_naive();
     let mut totals = app.store.creator_totals(org, &ids, today).await?;
+    let mut tags = app.store.blogger_tags(org, &ids).await?;
     let items = page
         .items
         .into_iter()
         .map(|a| {
             let t = totals.remove(&a.tracked_account_id).unwrap_or_default();
-            BloggerView::of(a, t)
+            let names = tags.remove(&a.tracked_account_id).unwrap_or_default();
+            BloggerView::of(a, t, names)
         })
         .collect();
     Ok((items, page.total))

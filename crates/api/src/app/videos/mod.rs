@@ -33,7 +33,7 @@ pub use patch::{PatchRequest, PatchResult, TagsResultView};
 pub use read::OneVideo;
 pub(crate) use read::{read_video, record_json};
 pub use refresh::RefreshResult;
-pub(crate) use refresh::refresh_video;
+pub(crate) use refresh::{refresh_video, seconds_until, too_soon};
 pub use stats_map::StatsMap;
 pub(crate) use track::track_urls;
 pub use track::{MAX_URLS, TrackData, TrackRequest, TrackResult, Tracked};

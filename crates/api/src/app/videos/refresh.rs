@@ -236,8 +236,9 @@ async fn read_now(
     }
 }
 
-/// 429 `REFRESH_TOO_SOON` with `Retry-After`.
-fn too_soon(message: String, retry_after: u64) -> ApiError {
+/// 429 `REFRESH_TOO_SOON` with `Retry-After` (a video's refresh, and a
+/// creator's).
+pub(crate) fn too_soon(message: String, retry_after: u64) -> ApiError {
     ApiError::new(
         StatusCode::TOO_MANY_REQUESTS,
         ErrorCode::RefreshTooSoon,
@@ -247,7 +248,7 @@ fn too_soon(message: String, retry_after: u64) -> ApiError {
 }
 
 /// Whole seconds from `now` to `at`, rounded up, at least 1.
-fn seconds_until(now: DateTime<Utc>, at: DateTime<Utc>) -> u64 {
+pub(crate) fn seconds_until(now: DateTime<Utc>, at: DateTime<Utc>) -> u64 {
     let ms = (at - now).num_milliseconds().max(0) as u64;
     ms.div_ceil(1000).max(1)
 }

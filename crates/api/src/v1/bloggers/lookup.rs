@@ -1,12 +1,14 @@
 //! Looking up a tracked creator (docs/api.md:
 //! GET /v1/bloggers/by-username/{username}): [`tracked_or_404`] and
-//! [`blogger_view`].
+//! [`blogger_view`]; the path and query every creator endpoint of that path
+//! names its creator by ([`named_account`]).
 
 use axum::Json;
 use axum::extract::State;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 use vidpulse_domain::names::Handle;
+use vidpulse_store::TrackedAccount;
 
 use crate::app::bloggers::{
     BloggerView, PlatformId, bad_platform, blogger_view, refused_username, tracked_or_404,
@@ -64,9 +66,22 @@ pub(super) async fn by_username(
     PathParam(username): PathParam,
     q: Query<LookupParams>,
 ) -> Result<Json<Envelope<BloggerData>>, ApiError> {
-    let username = Handle::parse(&username).map_err(|fault| refused_username("username", fault))?;
-    let platform = q.parse()?.platform.map(|PlatformId(p)| p);
-    let account = tracked_or_404(&app, auth.org.id, platform, &username).await?;
+    let account = named_account(&app, &auth, &username, &q).await?;
     let blogger = blogger_view(&app, auth.org.id, account).await?;
     Ok(ok(BloggerData { blogger }, Meta::of(&ctx)))
+}
+
+/// The caller's tracked account that the path's `username` and the query's
+/// `platform` name, as the lookup finds it (the lookup, its PATCH, DELETE
+/// and refresh): 400 for a malformed one, 404 `BLOGGER_NOT_TRACKED` when
+/// the organization tracks none.
+pub(super) async fn named_account(
+    app: &AppState,
+    auth: &ApiKeyAuth,
+    username: &str,
+    q: &Query<LookupParams>,
+) -> Result<TrackedAccount, ApiError> {
+    let username = Handle::parse(username).map_err(|fault| refused_username("username", fault))?;
+    let platform = q.parse()?.platform.map(|PlatformId(p)| p);
+    tracked_or_404(app, auth.org.id, platform, &username).await
 }
