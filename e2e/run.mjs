@@ -1857,7 +1857,7 @@ try {
     await page.getByRole('button', { name: 'Create rule' }).click();
     await page.locator('.toast', { hasText: 'Rule “Gone videos” created.' }).waitFor();
     // A test message first: sent to the member now, no firing recorded.
-    await page.getByRole('button', { name: 'Send a test of “Gone videos”' }).click();
+    await page.getByRole('button', { name: 'Send test of “Gone videos”' }).click();
     await page.locator('.toast', { hasText: /Test of “Gone videos”: E-mail to \S+@example\.test: sent/ }).waitFor();
     const rules = await apiFetch('GET', '/dashboard/alerts');
     const rule = rules.body.data.find((r) => r.name === 'Gone videos');
