@@ -605,7 +605,8 @@ pub(crate) async fn test_alert(
     id: Uuid,
 ) -> Result<AlertTest, ApiError> {
     let rule = rule_of(app, org, id).await?;
-    if app.alert_tests.contains_key(&id) {
+    // Taken in one step, so two requests at once cannot both pass.
+    if !app.alert_tests.entry(id).or_insert(()).is_fresh() {
         return Err(ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::RateLimitExceeded,
@@ -613,7 +614,6 @@ pub(crate) async fn test_alert(
         )
         .with_retry_after(TEST_COOLDOWN_SECS));
     }
-    app.alert_tests.insert(id, ());
     let subject = format!("vidpulse: a test of the alert rule “{}”", rule.name);
     let text = format!(
         "This is a test from vidpulse. The alert rule “{}” sends its alerts here when it fires.",

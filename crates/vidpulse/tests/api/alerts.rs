@@ -808,4 +808,22 @@ async fn a_rule_is_tested_on_each_channel_without_a_firing(
     let (_, other) = app.org_with_key(Plan::Pro).await;
     let a = app.post(&path, &other, &json!({})).await;
     assert_nested_error(&a, 404, "NOT_FOUND");
+
+    // Two tests of one rule at once: one is sent, the other refused.
+    let fresh = create(
+        &app,
+        &t.key,
+        json!({"name": "Twice", "kind": "video_unavailable", "params": {},
+               "channels": [{"type": "email", "to": ["ed@example.com"]}]}),
+    )
+    .await;
+    let twice = format!("{ALERTS}/{}/test", fresh["id"].as_str().unwrap());
+    let empty = json!({});
+    let (a, b) = tokio::join!(
+        app.post(&twice, &t.key, &empty),
+        app.post(&twice, &t.key, &empty)
+    );
+    let mut statuses = [a.status.as_u16(), b.status.as_u16()];
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 429]);
 }
