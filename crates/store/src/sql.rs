@@ -80,6 +80,19 @@ pub(crate) type Conn<D> = <D as Database>::Connection;
 /// A transaction of backend `D`.
 pub(crate) type Tx<D> = sqlx::Transaction<'static, D>;
 
+/// Rolls `tx` back now and answers `answer`: how a write transaction ends
+/// early (a refusal, a row not found). A transaction merely dropped is rolled
+/// back only when its connection goes back to the pool, in a task of its own;
+/// until then its row locks stay held, and a claim with `SKIP LOCKED` passes
+/// over rows that are free.
+pub(crate) async fn rollback_with<D: Database, T>(
+    tx: Tx<D>,
+    answer: Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    tx.rollback().await?;
+    answer
+}
+
 /// How each backend spells SQL and runs it. Implemented by [`sqlx::Sqlite`]
 /// and [`sqlx::Postgres`] themselves.
 ///

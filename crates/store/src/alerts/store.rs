@@ -15,7 +15,7 @@ use super::{
 };
 use crate::StoreError;
 use crate::backend::Db;
-use crate::sql::{Conn, Dialect, SqlStore};
+use crate::sql::{Conn, Dialect, SqlStore, rollback_with};
 use crate::webhooks::Subscribers;
 
 /// A rule's row.
@@ -186,12 +186,12 @@ impl<D: Db> AlertStore for SqlStore<D> {
             .fetch_scalar(&mut *tx)
             .await?;
         if count >= MAX_RULES {
-            return Ok(Err(AlertRefusal::TooMany));
+            return rollback_with(tx, Ok(Err(AlertRefusal::TooMany))).await;
         }
         if let Some(campaign) = new.campaign_id
             && !has_campaign::<D>(&mut tx, org, campaign).await?
         {
-            return Ok(Err(AlertRefusal::CampaignNotFound));
+            return rollback_with(tx, Ok(Err(AlertRefusal::CampaignNotFound))).await;
         }
         let id = Uuid::now_v7();
         D::query(
@@ -238,12 +238,12 @@ impl<D: Db> AlertStore for SqlStore<D> {
     ) -> Result<Result<AlertRule, AlertRefusal>, StoreError> {
         let mut tx = self.write_tx().await?;
         let Some(current) = read_rule::<D>(&mut tx, org, id).await? else {
-            return Ok(Err(AlertRefusal::NotFound));
+            return rollback_with(tx, Ok(Err(AlertRefusal::NotFound))).await;
         };
         if let Some(Some(campaign)) = changes.campaign_id
             && !has_campaign::<D>(&mut tx, org, campaign).await?
         {
-            return Ok(Err(AlertRefusal::CampaignNotFound));
+            return rollback_with(tx, Ok(Err(AlertRefusal::CampaignNotFound))).await;
         }
         D::query(
             "UPDATE alert_rules SET name = $3, campaign_id = $4, params = $5, channels = $6,
@@ -502,7 +502,7 @@ impl<D: Db> AlertStore for SqlStore<D> {
         .fetch_scalar_optional(&mut *tx)
         .await?;
         let Some(id) = id else {
-            return Ok(None);
+            return rollback_with(tx, Ok(None)).await;
         };
         for (channel, target) in &event.sends {
             D::query(

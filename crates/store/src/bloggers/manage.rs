@@ -9,7 +9,7 @@ use vidpulse_domain::names::Campaign;
 use super::BloggerChanges;
 use crate::StoreError;
 use crate::rollup::{self, Scope, ScopeDialect};
-use crate::sql::{Bind, Conn, Dialect, SqlStore, Tx};
+use crate::sql::{Bind, Conn, Dialect, SqlStore, Tx, rollback_with};
 
 /// Untie a tracked account (`$1` of organization `$2`) from its videos and
 /// jobs, then delete it; the last statement's count says whether it existed.
@@ -95,7 +95,7 @@ pub(super) async fn set_campaign<D: Dialect>(
     };
     let mut tx = store.write_tx().await?;
     if !account_exists::<D>(&mut tx, org, tracking_id).await? {
-        return Ok(false);
+        return rollback_with(tx, Ok(false)).await;
     }
     write_campaign(&mut tx, org, tracking_id, name.as_ref(), now).await?;
     tx.commit().await?;
@@ -139,7 +139,7 @@ pub(super) async fn update<D: Dialect>(
 ) -> Result<bool, StoreError> {
     let mut tx = store.write_tx().await?;
     if !account_exists::<D>(&mut tx, org, tracking_id).await? {
-        return Ok(false);
+        return rollback_with(tx, Ok(false)).await;
     }
     if let Some(active) = changes.is_active {
         crate::creators::set_active::<D>(&mut tx, org, tracking_id, active, now).await?;
@@ -235,7 +235,7 @@ pub(super) async fn delete_with_videos<D: ScopeDialect>(
 ) -> Result<Option<u64>, StoreError> {
     let mut tx = store.write_tx().await?;
     if !account_exists::<D>(&mut tx, org, tracking_id).await? {
-        return Ok(None);
+        return rollback_with(tx, Ok(None)).await;
     }
     let catalog: Vec<i64> = D::query(
         "SELECT platform_video_id FROM tracked_videos

@@ -7,7 +7,7 @@ use vidpulse_domain::OrgId;
 
 use super::{CreatorGroup, GroupInto, Grouped};
 use crate::StoreError;
-use crate::sql::{Dialect, SqlStore};
+use crate::sql::{Dialect, SqlStore, rollback_with};
 
 /// A tracked account to group: id, its profile, its creator's handle and
 /// display name.
@@ -41,7 +41,7 @@ pub(super) async fn group<D: Dialect>(
         }
     }
     if !unknown.is_empty() {
-        return Ok(Grouped::UnknownBloggers(unknown));
+        return rollback_with(tx, Ok(Grouped::UnknownBloggers(unknown))).await;
     }
     let profile = match into {
         GroupInto::Existing(id) => {
@@ -53,7 +53,7 @@ pub(super) async fn group<D: Dialect>(
                     .await?;
             match found {
                 Some(id) => id,
-                None => return Ok(Grouped::UnknownProfile),
+                None => return rollback_with(tx, Ok(Grouped::UnknownProfile)).await,
             }
         }
         GroupInto::New(name) => {

@@ -10,7 +10,7 @@ use vidpulse_domain::names::{TagName, tag_key};
 
 use super::{SetTags, Tag};
 use crate::StoreError;
-use crate::sql::{Builder, Dialect, SqlStore, Tx};
+use crate::sql::{Builder, Dialect, SqlStore, Tx, rollback_with};
 
 /// A tag row: id, name, creation time.
 type TagRow = (Uuid, String, DateTime<Utc>);
@@ -80,7 +80,7 @@ pub(super) async fn set_on_account<D: Dialect>(
 ) -> Result<SetTags, StoreError> {
     let mut tx = store.write_tx().await?;
     if !super::manage::account_exists::<D>(&mut tx, org, tracking_id).await? {
-        return Ok(SetTags::UnknownBlogger);
+        return rollback_with(tx, Ok(SetTags::UnknownBlogger)).await;
     }
     let mut tags = Vec::with_capacity(tag_ids.len());
     let mut unknown = Vec::new();
@@ -97,7 +97,7 @@ pub(super) async fn set_on_account<D: Dialect>(
         }
     }
     if !unknown.is_empty() {
-        return Ok(SetTags::UnknownTags(unknown));
+        return rollback_with(tx, Ok(SetTags::UnknownTags(unknown))).await;
     }
     crate::creators::replace_account_tags(&mut tx, org.0, tracking_id, tag_ids).await?;
     tx.commit().await?;

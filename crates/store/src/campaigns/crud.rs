@@ -16,7 +16,7 @@ use super::{CampaignChanges, CampaignListQuery, CampaignRecord, CampaignRefusal,
 use crate::StoreError;
 use crate::backend::Db;
 use crate::rollup::{self, Scope};
-use crate::sql::{Conn, Dialect, SqlStore, Tx};
+use crate::sql::{Conn, Dialect, SqlStore, Tx, rollback_with};
 
 /// A campaign row with its counts.
 #[derive(sqlx::FromRow)]
@@ -124,7 +124,7 @@ pub(super) async fn create<D: Db>(
     .fetch_scalar_optional(&mut *tx)
     .await?;
     if inserted.is_none() {
-        return Ok(Err(CampaignRefusal::NameTaken));
+        return rollback_with(tx, Ok(Err(CampaignRefusal::NameTaken))).await;
     }
     let record = read::<D>(&mut tx, org, id).await?;
     tx.commit().await?;
@@ -214,14 +214,14 @@ pub(super) async fn update<D: Db>(
     .fetch_optional(&mut *tx)
     .await?;
     let Some(current) = current else {
-        return Ok(Err(CampaignRefusal::NotFound));
+        return rollback_with(tx, Ok(Err(CampaignRefusal::NotFound))).await;
     };
     // The days as they will be: a change of one is checked against the
     // other as stored.
     let starts_on = changes.starts_on.unwrap_or(current.starts_on);
     let ends_on = changes.ends_on.unwrap_or(current.ends_on);
     if starts_on.zip(ends_on).is_some_and(|(s, e)| e < s) {
-        return Ok(Err(CampaignRefusal::EndsBeforeStart));
+        return rollback_with(tx, Ok(Err(CampaignRefusal::EndsBeforeStart))).await;
     }
     let new_name = changes.name.as_ref().filter(|n| n.as_str() != current.name);
     if let Some(name) = new_name {
@@ -236,7 +236,7 @@ pub(super) async fn update<D: Db>(
         .fetch_scalar_optional(&mut *tx)
         .await?;
         if taken.is_some() {
-            return Ok(Err(CampaignRefusal::NameTaken));
+            return rollback_with(tx, Ok(Err(CampaignRefusal::NameTaken))).await;
         }
     }
     D::query(AssertSqlSafe(format!(
@@ -360,7 +360,7 @@ pub(super) async fn delete<D: Db>(
     .fetch_scalar_optional(&mut *tx)
     .await?;
     let Some(name) = name else {
-        return Ok(false);
+        return rollback_with(tx, Ok(false)).await;
     };
     let cleared = rewrite(&mut tx, org, &name, None, now).await?;
     super::tracking::retime_videos::<D>(&mut tx, org, &cleared).await?;

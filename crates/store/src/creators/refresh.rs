@@ -14,7 +14,7 @@ use super::store::track_discovered;
 use super::{DiscoveryAsk, DiscoveryOutcome, DueDiscovery, ManualDiscovery};
 use crate::StoreError;
 use crate::rollup::ScopeDialect;
-use crate::sql::{Dialect, SqlStore};
+use crate::sql::{Dialect, SqlStore, rollback_with};
 
 /// What the ask reads of the account: whether it is active, the last ask
 /// and the lease of a discovery under way.
@@ -40,16 +40,16 @@ pub(super) async fn ask<D: Dialect>(
     .fetch_optional(&mut *tx)
     .await?;
     let Some((active, asked_at, lease_until)) = row else {
-        return Ok(DiscoveryAsk::NotFound);
+        return rollback_with(tx, Ok(DiscoveryAsk::NotFound)).await;
     };
     if !active {
-        return Ok(DiscoveryAsk::Paused);
+        return rollback_with(tx, Ok(DiscoveryAsk::Paused)).await;
     }
     if let Some(retry_at) = asked_at.map(|at| at + cooldown).filter(|at| *at > now) {
-        return Ok(DiscoveryAsk::TooSoon { retry_at });
+        return rollback_with(tx, Ok(DiscoveryAsk::TooSoon { retry_at })).await;
     }
     if lease_until.is_some_and(|until| until > now) {
-        return Ok(DiscoveryAsk::InFlight);
+        return rollback_with(tx, Ok(DiscoveryAsk::InFlight)).await;
     }
     let token = Uuid::new_v4();
     D::query(
@@ -89,7 +89,7 @@ pub(super) async fn save<D: ScopeDialect>(
     .fetch_scalar_optional(&mut *tx)
     .await?;
     let Some(org) = claimed else {
-        return Ok(None);
+        return rollback_with(tx, Ok(None)).await;
     };
     let (videos_tracked, videos_skipped) = track_discovered(
         &mut tx,

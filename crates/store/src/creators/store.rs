@@ -22,7 +22,7 @@ use super::rows::{
 use super::*;
 use crate::StoreError;
 use crate::rollup::ScopeDialect;
-use crate::sql::{Dialect, SqlStore, Tx};
+use crate::sql::{Dialect, SqlStore, Tx, rollback_with};
 use crate::videos::{Page, QuotaPolicy, TrackBatch, TrackOutcome, track_in, videos_in_use};
 use crate::webhooks::Subscribers;
 
@@ -65,9 +65,13 @@ impl<D: ScopeDialect> CreatorStore for SqlStore<D> {
         if let Some((id, true)) = account
             && !refetching
         {
-            return Ok(StartJob::AlreadyTracked {
-                tracked_account_id: id,
-            });
+            return rollback_with(
+                tx,
+                Ok(StartJob::AlreadyTracked {
+                    tracked_account_id: id,
+                }),
+            )
+            .await;
         }
         let in_flight: Option<Uuid> = D::query(AssertSqlSafe(format!(
             "SELECT id FROM creator_jobs
@@ -79,10 +83,14 @@ impl<D: ScopeDialect> CreatorStore for SqlStore<D> {
         .fetch_scalar_optional(&mut *tx)
         .await?;
         if let Some(job_id) = in_flight {
-            return Ok(StartJob::InFlight {
-                job_id,
-                reactivation: account.is_some(),
-            });
+            return rollback_with(
+                tx,
+                Ok(StartJob::InFlight {
+                    job_id,
+                    reactivation: account.is_some(),
+                }),
+            )
+            .await;
         }
 
         let active: i64 = D::query(
@@ -103,18 +111,26 @@ impl<D: ScopeDialect> CreatorStore for SqlStore<D> {
         // as a creator to come. A refetch tracks no new creator: only the
         // videos count against limits.
         if !refetching && active + pending_jobs + 1 > limits.creator_cap {
-            return Ok(StartJob::CreatorCapReached {
-                cap: limits.creator_cap,
-                in_use: active + pending_jobs,
-            });
+            return rollback_with(
+                tx,
+                Ok(StartJob::CreatorCapReached {
+                    cap: limits.creator_cap,
+                    in_use: active + pending_jobs,
+                }),
+            )
+            .await;
         }
         let videos = videos_in_use(&mut tx, job.organization_id, job.now).await?;
         if videos + pending_videos + job.initial_videos_count > limits.video_quota {
-            return Ok(StartJob::QuotaExceeded {
-                quota: limits.video_quota,
-                in_use: videos + pending_videos,
-                requested: job.initial_videos_count,
-            });
+            return rollback_with(
+                tx,
+                Ok(StartJob::QuotaExceeded {
+                    quota: limits.video_quota,
+                    in_use: videos + pending_videos,
+                    requested: job.initial_videos_count,
+                }),
+            )
+            .await;
         }
 
         let account_id = match &job.setup {
@@ -213,7 +229,7 @@ impl<D: ScopeDialect> CreatorStore for SqlStore<D> {
         .fetch_optional(&mut *tx)
         .await?;
         let Some((org, api_key_id, request_id, initial)) = job else {
-            return Ok(None);
+            return rollback_with(tx, Ok(None)).await;
         };
         let creator_id = upsert_creator(&mut tx, &success.profile, success.now).await?;
         let account: Option<(Uuid, bool)> = D::query(
@@ -521,7 +537,7 @@ impl<D: ScopeDialect> CreatorStore for SqlStore<D> {
         .fetch_scalar_optional(&mut *tx)
         .await?;
         let Some(org) = claimed else {
-            return Ok(DiscoveryOutcome::default());
+            return rollback_with(tx, Ok(DiscoveryOutcome::default())).await;
         };
         let (videos_tracked, videos_skipped) = track_discovered(
             &mut tx,

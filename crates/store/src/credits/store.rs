@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use super::{CappedCharge, Charge, CreditStore};
 use crate::StoreError;
-use crate::sql::{Builder, Dialect, SqlStore, Tx};
+use crate::sql::{Builder, Dialect, SqlStore, Tx, rollback_with};
 
 const INSERT: &str = "INSERT INTO credit_ledger
     (organization_id, api_key_id, request_id, amount, reason, subject, created_at)
@@ -92,7 +92,7 @@ impl<D: Dialect> CreditStore for SqlStore<D> {
         .fetch_scalar(&mut *tx)
         .await?;
         if used >= cap {
-            return Ok(CappedCharge::CapReached(used));
+            return rollback_with(tx, Ok(CappedCharge::CapReached(used))).await;
         }
         let id = insert_charge(&mut tx, c).await?;
         tx.commit().await?;

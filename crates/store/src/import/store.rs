@@ -14,7 +14,7 @@ use crate::StoreError;
 use crate::closes::{self, Owner, Reading};
 use crate::refresh::{insert_observations, relink};
 use crate::rollup::{self, Scope, ScopeDialect};
-use crate::sql::SqlStore;
+use crate::sql::{SqlStore, rollback_with};
 
 /// The rows of each video, in first-seen order, with the earliest instant
 /// and the first value given of each metadata column.
@@ -109,7 +109,7 @@ impl<D: ScopeDialect> ImportStore for SqlStore<D> {
         .fetch_scalar_optional(&mut *tx)
         .await?;
         if exists.is_none() {
-            return Err(StoreError::NotFound);
+            return rollback_with(tx, Err(StoreError::NotFound)).await;
         }
         let mut outcome = ImportOutcome::default();
         let videos = by_video(rows);

@@ -11,7 +11,7 @@ use super::{
     InviteStatus, InviteStore, NewInvite, PendingOutcome,
 };
 use crate::StoreError;
-use crate::sql::{Conn, Dialect, SqlStore};
+use crate::sql::{Conn, Dialect, SqlStore, rollback_with};
 use crate::users::User;
 
 /// Marks `org`'s (`$1`) pending invitations whose time (before `$2`) has
@@ -293,7 +293,7 @@ impl<D: Dialect> InviteStore for SqlStore<D> {
         .fetch_scalar_optional(&mut *tx)
         .await?;
         let Some(email) = email else {
-            return Ok(InvitationPassword::UnknownToken);
+            return rollback_with(tx, Ok(InvitationPassword::UnknownToken)).await;
         };
         let found: Option<Uuid> = D::query("SELECT id FROM users WHERE email_lower = $1")
             .bind(email_key(&email))
@@ -302,7 +302,7 @@ impl<D: Dialect> InviteStore for SqlStore<D> {
         let id = match found {
             // Dropping the transaction rolls the token's use back.
             Some(id) if can_sign_in::<D>(&mut tx, id, now).await? => {
-                return Ok(InvitationPassword::CanSignIn);
+                return rollback_with(tx, Ok(InvitationPassword::CanSignIn)).await;
             }
             Some(id) => id,
             None => {
@@ -412,10 +412,10 @@ impl<D: Dialect> InviteStore for SqlStore<D> {
         .fetch_optional(&mut *tx)
         .await?;
         let Some((org, name, invited, status, expires_at, role)) = row else {
-            return Ok(AcceptOutcome::NotFound);
+            return rollback_with(tx, Ok(AcceptOutcome::NotFound)).await;
         };
         if invited != email_key(email) {
-            return Ok(AcceptOutcome::WrongEmail);
+            return rollback_with(tx, Ok(AcceptOutcome::WrongEmail)).await;
         }
         let org = OrgId(org);
         let outcome = match status.as_str() {
@@ -487,10 +487,10 @@ impl<D: Dialect> InviteStore for SqlStore<D> {
                 .fetch_optional(&mut *tx)
                 .await?;
         let Some((invited, status, expires_at)) = row else {
-            return Ok(DeclineOutcome::NotFound);
+            return rollback_with(tx, Ok(DeclineOutcome::NotFound)).await;
         };
         if invited != email_key(email) {
-            return Ok(DeclineOutcome::WrongEmail);
+            return rollback_with(tx, Ok(DeclineOutcome::WrongEmail)).await;
         }
         let outcome = match status.as_str() {
             "pending" if expires_at <= now => {

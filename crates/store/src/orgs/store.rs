@@ -13,7 +13,7 @@ use super::{
 };
 use crate::StoreError;
 use crate::creators::IN_FLIGHT;
-use crate::sql::{Conn, Dialect, SqlStore};
+use crate::sql::{Conn, Dialect, SqlStore, rollback_with};
 use crate::videos::videos_in_use;
 
 const ORG_COLUMNS: &str = "id, name, plan, video_quota, creator_cap, created_at";
@@ -111,7 +111,7 @@ impl<D: Dialect> OrgStore for SqlStore<D> {
             .fetch_optional::<OrgRow>(&mut *tx)
             .await?
         else {
-            return Ok(None);
+            return rollback_with(tx, Ok(None)).await;
         };
         let organization = Organization::try_from(row)?;
         let tracked_videos = videos_in_use(&mut tx, id, now).await?;

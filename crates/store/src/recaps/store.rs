@@ -15,7 +15,7 @@ use super::{
 use crate::StoreError;
 use crate::backend::Db;
 use crate::error::corrupt;
-use crate::sql::{Conn, Dialect, SqlStore};
+use crate::sql::{Conn, Dialect, SqlStore, rollback_with};
 
 /// The scope key of an organization-wide recap.
 const ORGANIZATION_SCOPE: &str = "organization";
@@ -192,7 +192,7 @@ impl<D: Db> RecapStore for SqlStore<D> {
         if let Some(campaign) = new.campaign_id
             && !has_campaign::<D>(&mut tx, org, campaign).await?
         {
-            return Ok(Err(RecapRefusal::CampaignNotFound));
+            return rollback_with(tx, Ok(Err(RecapRefusal::CampaignNotFound))).await;
         }
         let (user, chat) = match &new.target {
             RecapTarget::Email(user) => (Some(user.0), None),
@@ -280,14 +280,14 @@ impl<D: Db> RecapStore for SqlStore<D> {
     ) -> Result<Result<RecapSubscription, RecapRefusal>, StoreError> {
         let mut tx = self.write_tx().await?;
         let Some(current) = read::<D>(&mut tx, org, id).await? else {
-            return Ok(Err(RecapRefusal::NotFound));
+            return rollback_with(tx, Ok(Err(RecapRefusal::NotFound))).await;
         };
         let campaign = change.campaign_id.unwrap_or(current.campaign_id);
         if let Some(c) = campaign
             && change.campaign_id.is_some()
             && !has_campaign::<D>(&mut tx, org, c).await?
         {
-            return Ok(Err(RecapRefusal::CampaignNotFound));
+            return rollback_with(tx, Ok(Err(RecapRefusal::CampaignNotFound))).await;
         }
         let frequency = change.frequency.unwrap_or(current.frequency);
         let scope = scope_key(campaign);
@@ -295,7 +295,7 @@ impl<D: Db> RecapStore for SqlStore<D> {
             && let Some(other) =
                 member_recap::<D>(&mut tx, org, user, &scope, frequency, Some(id)).await?
         {
-            return Ok(Err(RecapRefusal::Exists(Box::new(other))));
+            return rollback_with(tx, Ok(Err(RecapRefusal::Exists(Box::new(other))))).await;
         }
         D::query(
             "UPDATE recap_subscriptions

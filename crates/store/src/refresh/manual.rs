@@ -17,7 +17,7 @@ use crate::StoreError;
 use crate::credits::{Charge, insert_charge};
 use crate::error::parse_platform;
 use crate::rollup::{self, ScopeDialect};
-use crate::sql::{Dialect, SqlStore, Tx};
+use crate::sql::{Dialect, SqlStore, Tx, rollback_with};
 use crate::videos::VideoLookup;
 use crate::webhooks::anyone_subscribes;
 
@@ -54,20 +54,24 @@ pub(crate) async fn ask<D: Dialect>(
 ) -> Result<RefreshAsk, StoreError> {
     let mut tx = store.write_tx().await?;
     let Some(row) = find::<D>(&mut tx, org, video).await? else {
-        return Ok(RefreshAsk::NotFound);
+        return rollback_with(tx, Ok(RefreshAsk::NotFound)).await;
     };
     if row.tracking_ends_at <= now {
-        return Ok(RefreshAsk::Ended);
+        return rollback_with(tx, Ok(RefreshAsk::Ended)).await;
     }
     if row.gone_at.is_some() {
-        return Ok(RefreshAsk::Gone);
+        return rollback_with(tx, Ok(RefreshAsk::Gone)).await;
     }
     if let Some(asked) = row.refresh_asked_at
         && asked + cooldown > now
     {
-        return Ok(RefreshAsk::TooSoon {
-            retry_at: asked + cooldown,
-        });
+        return rollback_with(
+            tx,
+            Ok(RefreshAsk::TooSoon {
+                retry_at: asked + cooldown,
+            }),
+        )
+        .await;
     }
     if let Some(read_at) = row.stats_updated_at
         && read_at + cooldown > now

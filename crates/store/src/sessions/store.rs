@@ -9,7 +9,7 @@ use vidpulse_domain::identity::email_key;
 
 use super::{NewSession, Session, SessionStore};
 use crate::StoreError;
-use crate::sql::{Dialect, SqlStore};
+use crate::sql::{Dialect, SqlStore, rollback_with};
 use crate::users::User;
 
 /// How often a session's `last_seen_at` is written at most: reads within a
@@ -216,7 +216,7 @@ impl<D: Dialect> SessionStore for SqlStore<D> {
         .fetch_scalar_optional(&mut *tx)
         .await?;
         let Some(user) = user else {
-            return Ok(None);
+            return rollback_with(tx, Ok(None)).await;
         };
         let row: PasswordRow = D::query(
             "UPDATE users SET password_hash = $2 WHERE id = $1

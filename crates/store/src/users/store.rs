@@ -10,7 +10,7 @@ use vidpulse_domain::{ApiKeyId, OrgId, Plan, UserId};
 use super::{Member, MemberChange, Membership, OrgSettings, User, UserStore};
 use crate::StoreError;
 use crate::orgs::{API_KEY_COLUMNS, ApiKeyRecord, ApiKeyRow};
-use crate::sql::{Dialect, SqlStore, Tx};
+use crate::sql::{Dialect, SqlStore, Tx, rollback_with};
 
 /// A stored role.
 pub(crate) fn parse_role(s: &str) -> Result<Role, StoreError> {
@@ -115,7 +115,7 @@ impl<D: Dialect> UserStore for SqlStore<D> {
             .fetch_optional(&mut *tx)
             .await?;
         if let Some(row) = by_subject {
-            return Ok(user(row));
+            return rollback_with(tx, Ok(user(row))).await;
         }
         let by_email: Option<UserRow> =
             D::query("SELECT id, subject, email, language FROM users WHERE email_lower = $1")
@@ -132,9 +132,13 @@ impl<D: Dialect> UserStore for SqlStore<D> {
             Some(row)
                 if row.1.is_some() && row.1.as_deref() != Some(dev_subject(&row.2).as_str()) =>
             {
-                return Err(StoreError::Conflict {
-                    constraint: "users_email_lower".to_owned(),
-                });
+                return rollback_with(
+                    tx,
+                    Err(StoreError::Conflict {
+                        constraint: "users_email_lower".to_owned(),
+                    }),
+                )
+                .await;
             }
             Some(row) => {
                 D::query("UPDATE users SET subject = $2 WHERE id = $1")
@@ -178,9 +182,13 @@ impl<D: Dialect> UserStore for SqlStore<D> {
                     match winner {
                         Some(row) => user(row),
                         None => {
-                            return Err(StoreError::Conflict {
-                                constraint: "users_email_lower".to_owned(),
-                            });
+                            return rollback_with(
+                                tx,
+                                Err(StoreError::Conflict {
+                                    constraint: "users_email_lower".to_owned(),
+                                }),
+                            )
+                            .await;
                         }
                     }
                 }
@@ -342,13 +350,15 @@ impl<D: Dialect> UserStore for SqlStore<D> {
     ) -> Result<MemberChange, StoreError> {
         let mut tx = self.write_tx().await?;
         let Some((role, managers)) = locked_member(&mut tx, org, user).await? else {
-            return Ok(MemberChange::NotMember);
+            return rollback_with(tx, Ok(MemberChange::NotMember)).await;
         };
         match removal(by, role, managers) {
             Removal::Allowed => {}
-            Removal::NeedsRole(needed) => return Ok(MemberChange::NeedsRole(needed)),
-            Removal::LastAdmin => return Ok(MemberChange::LastAdmin),
-            Removal::LastOwner => return Ok(MemberChange::LastOwner),
+            Removal::NeedsRole(needed) => {
+                return rollback_with(tx, Ok(MemberChange::NeedsRole(needed))).await;
+            }
+            Removal::LastAdmin => return rollback_with(tx, Ok(MemberChange::LastAdmin)).await,
+            Removal::LastOwner => return rollback_with(tx, Ok(MemberChange::LastOwner)).await,
         }
         D::query("DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2")
             .bind(org.0)
@@ -368,13 +378,15 @@ impl<D: Dialect> UserStore for SqlStore<D> {
     ) -> Result<MemberChange, StoreError> {
         let mut tx = self.write_tx().await?;
         let Some((from, managers)) = locked_member(&mut tx, org, user).await? else {
-            return Ok(MemberChange::NotMember);
+            return rollback_with(tx, Ok(MemberChange::NotMember)).await;
         };
         match role_change(by, from, role, managers) {
             Removal::Allowed => {}
-            Removal::NeedsRole(needed) => return Ok(MemberChange::NeedsRole(needed)),
-            Removal::LastAdmin => return Ok(MemberChange::LastAdmin),
-            Removal::LastOwner => return Ok(MemberChange::LastOwner),
+            Removal::NeedsRole(needed) => {
+                return rollback_with(tx, Ok(MemberChange::NeedsRole(needed))).await;
+            }
+            Removal::LastAdmin => return rollback_with(tx, Ok(MemberChange::LastAdmin)).await,
+            Removal::LastOwner => return rollback_with(tx, Ok(MemberChange::LastOwner)).await,
         }
         D::query("UPDATE memberships SET role = $3 WHERE organization_id = $1 AND user_id = $2")
             .bind(org.0)

@@ -14,7 +14,7 @@ use super::*;
 use crate::StoreError;
 use crate::rollup::{self, Scope};
 use crate::sql::Builder;
-use crate::sql::{Dialect, SqlStore, Tx};
+use crate::sql::{Dialect, SqlStore, Tx, rollback_with};
 
 /// The statements of [`VideoStore::video`].
 static READ_VIDEO: StatementsByLookup = StatementsByLookup::new(
@@ -295,7 +295,7 @@ impl<D: crate::backend::Db> VideoStore for SqlStore<D> {
     ) -> Result<Option<PatchOutcome>, StoreError> {
         let mut tx = self.write_tx().await?;
         let Some(found) = find_video(&mut tx, org, video).await? else {
-            return Ok(None);
+            return rollback_with(tx, Ok(None)).await;
         };
         let outcome = patch_in(&mut tx, org, found, patch, now).await?;
         tx.commit().await?;
@@ -319,7 +319,7 @@ impl<D: crate::backend::Db> VideoStore for SqlStore<D> {
             }
         }
         if !missing.is_empty() {
-            return Ok(Err(missing));
+            return rollback_with(tx, Ok(Err(missing))).await;
         }
         // Two lookups of one video (its id and its external id) edit it once.
         let mut seen = std::collections::HashSet::new();
@@ -339,7 +339,7 @@ impl<D: crate::backend::Db> VideoStore for SqlStore<D> {
     ) -> Result<Option<Untracked>, StoreError> {
         let mut tx = self.write_tx().await?;
         let Some(found) = find_video(&mut tx, org, video).await? else {
-            return Ok(None);
+            return rollback_with(tx, Ok(None)).await;
         };
         // The video's statistics leave the organization's rollup.
         let scope = Scope::tracked_by(org.0, [found.catalog_id]);

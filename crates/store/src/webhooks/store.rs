@@ -10,7 +10,7 @@ use vidpulse_domain::webhooks::EventType;
 
 use super::emit::{Subscribers, queue_delivery};
 use super::*;
-use crate::sql::{Conn, Dialect, SqlStore, Tx};
+use crate::sql::{Conn, Dialect, SqlStore, Tx, rollback_with};
 
 /// An endpoint row.
 #[derive(sqlx::FromRow)]
@@ -211,7 +211,7 @@ impl<D: Dialect> WebhookStore for SqlStore<D> {
                 .fetch_scalar(&mut *tx)
                 .await?;
         if count >= MAX_ENDPOINTS {
-            return Ok(None);
+            return rollback_with(tx, Ok(None)).await;
         }
         let id = Uuid::now_v7();
         D::query(
@@ -262,7 +262,7 @@ impl<D: Dialect> WebhookStore for SqlStore<D> {
     ) -> Result<Option<WebhookEndpoint>, StoreError> {
         let mut tx = self.write_tx().await?;
         if !owns(&mut tx, org, id).await? {
-            return Ok(None);
+            return rollback_with(tx, Ok(None)).await;
         }
         D::query(AssertSqlSafe(format!(
             "UPDATE webhook_endpoints SET
@@ -294,7 +294,7 @@ impl<D: Dialect> WebhookStore for SqlStore<D> {
     async fn delete_endpoint(&self, org: OrgId, id: Uuid) -> Result<bool, StoreError> {
         let mut tx = self.write_tx().await?;
         if !owns(&mut tx, org, id).await? {
-            return Ok(false);
+            return rollback_with(tx, Ok(false)).await;
         }
         for statement in [
             "DELETE FROM webhook_deliveries WHERE endpoint_id = $1",
@@ -317,7 +317,7 @@ impl<D: Dialect> WebhookStore for SqlStore<D> {
     ) -> Result<Option<WebhookEndpoint>, StoreError> {
         let mut tx = self.write_tx().await?;
         if !owns(&mut tx, org, id).await? {
-            return Ok(None);
+            return rollback_with(tx, Ok(None)).await;
         }
         D::query(
             "UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_expires_at = $3,
@@ -343,7 +343,7 @@ impl<D: Dialect> WebhookStore for SqlStore<D> {
     ) -> Result<Option<Uuid>, StoreError> {
         let mut tx = self.write_tx().await?;
         if !owns(&mut tx, org, id).await? {
-            return Ok(None);
+            return rollback_with(tx, Ok(None)).await;
         }
         let event = Subscribers::only(org.0, EventType::WebhookTest, id)
             .emit(
@@ -405,7 +405,7 @@ impl<D: Dialect> WebhookStore for SqlStore<D> {
     ) -> Result<Option<Delivery>, StoreError> {
         let mut tx = self.write_tx().await?;
         if !owns(&mut tx, org, endpoint).await? {
-            return Ok(None);
+            return rollback_with(tx, Ok(None)).await;
         }
         let event: Option<Uuid> = D::query(
             "SELECT event_id FROM webhook_deliveries
@@ -417,7 +417,7 @@ impl<D: Dialect> WebhookStore for SqlStore<D> {
         .fetch_scalar_optional(&mut *tx)
         .await?;
         let Some(event) = event else {
-            return Ok(None);
+            return rollback_with(tx, Ok(None)).await;
         };
         let id = queue_delivery(&mut tx, event, endpoint, org.0, now).await?;
         let queued = delivery::<D>(&mut tx, org, id).await?;
@@ -434,7 +434,7 @@ impl<D: Dialect> WebhookStore for SqlStore<D> {
     ) -> Result<Option<u64>, StoreError> {
         let mut tx = self.write_tx().await?;
         if !owns(&mut tx, org, endpoint).await? {
-            return Ok(None);
+            return rollback_with(tx, Ok(None)).await;
         }
         let events: Vec<Uuid> = D::query(
             "SELECT ev.id FROM webhook_events ev
