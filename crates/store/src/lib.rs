@@ -88,10 +88,10 @@ pub use campaigns::{
     CampaignVideoFigures, NewCampaign,
 };
 pub use creators::{
-    AccountQuery, AccountSetup, ClaimedJob, CreatorJob, CreatorProfile, CreatorStore,
-    CreatorTotals, CreatorVideos, DiscoveryAsk, DiscoveryOutcome, DiscoveryResult, DueDiscovery,
-    FollowerDay, FollowerGains, JOB_TIMEOUT, JobFinished, JobStatus, JobSuccess, ManualDiscovery,
-    NewCreatorJob, SetupCreator, StartJob, TrackedAccount,
+    AccountChange, AccountQuery, AccountSetup, ClaimedJob, CreatorJob, CreatorProfile,
+    CreatorStore, CreatorTotals, CreatorVideos, DiscoveryAsk, DiscoveryOutcome, DiscoveryResult,
+    DueDiscovery, FollowerDay, FollowerGains, JOB_TIMEOUT, JobFinished, JobStatus, JobSuccess,
+    ManualDiscovery, NewCreatorJob, SetupCreator, StartJob, TrackedAccount,
 };
 pub use credits::{CappedCharge, Charge, CreditStore};
 pub use error::StoreError;

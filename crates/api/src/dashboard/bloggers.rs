@@ -12,9 +12,9 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use uuid::Uuid;
 use vidpulse_domain::identity::Role;
-use vidpulse_store::{NewCreatorJob, StartJob};
+use vidpulse_store::{AccountChange, NewCreatorJob, StartJob};
 
-use crate::app::bloggers::{bad_budget, bad_is_active};
+use crate::app::bloggers::{bad_budget, bad_is_active, creator_cap_reached};
 use crate::app::rfc3339;
 use crate::dashboard::access::OrgAuth;
 use crate::dashboard::tags::TagView;
@@ -269,6 +269,7 @@ async fn list(
         (status = 400, description = "VALIDATION_ERROR with `field`"),
         (status = 403, description = "INSUFFICIENT_PERMISSIONS"),
         (status = 404, description = "NOT_FOUND"),
+        (status = 422, description = "TRACKED_CREATORS_LIMIT: resuming would pass the creator cap"),
     ),
     security(("bearer_jwt" = []))
 )]
@@ -288,11 +289,15 @@ async fn toggle(
     } else {
         "Tracking paused"
     };
-    let found = app
+    match app
         .store
         .set_account_active(auth.org, id, active, app.clock.now())
-        .await?;
-    written(found, message, &ctx)
+        .await?
+    {
+        AccountChange::Done => written(true, message, &ctx),
+        AccountChange::NotFound => Err(unknown()),
+        AccountChange::CreatorCapReached { cap, in_use } => Err(creator_cap_reached(cap, in_use)),
+    }
 }
 
 /// Sets the campaign the creator's new videos get (`null` or `""` clears);

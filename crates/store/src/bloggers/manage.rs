@@ -8,6 +8,7 @@ use vidpulse_domain::names::Campaign;
 
 use super::BloggerChanges;
 use crate::StoreError;
+use crate::creators::AccountChange;
 use crate::rollup::{self, Scope, ScopeDialect};
 use crate::sql::{Bind, Conn, Dialect, SqlStore, Tx, rollback_with};
 
@@ -136,13 +137,17 @@ pub(super) async fn update<D: Dialect>(
     tracking_id: Uuid,
     changes: &BloggerChanges,
     now: DateTime<Utc>,
-) -> Result<bool, StoreError> {
+) -> Result<AccountChange, StoreError> {
     let mut tx = store.write_tx().await?;
     if !account_exists::<D>(&mut tx, org, tracking_id).await? {
-        return rollback_with(tx, Ok(false)).await;
+        return rollback_with(tx, Ok(AccountChange::NotFound)).await;
     }
     if let Some(active) = changes.is_active {
-        crate::creators::set_active::<D>(&mut tx, org, tracking_id, active, now).await?;
+        let change =
+            crate::creators::set_active::<D>(&mut tx, org, tracking_id, active, now).await?;
+        if change != AccountChange::Done {
+            return rollback_with(tx, Ok(change)).await;
+        }
     }
     if let Some(campaign) = &changes.campaign {
         write_campaign(&mut tx, org, tracking_id, campaign.as_ref(), now).await?;
@@ -169,7 +174,7 @@ pub(super) async fn update<D: Dialect>(
         crate::creators::replace_account_tags(&mut tx, org.0, tracking_id, &ids).await?;
     }
     tx.commit().await?;
-    Ok(true)
+    Ok(AccountChange::Done)
 }
 
 /// Set the daily count (`$3`) of tracked account `$1` of organization `$2`.

@@ -196,15 +196,16 @@ pub trait BloggerStore {
     ) -> Result<bool, StoreError>;
 
     /// Applies `changes` to the organization's tracked account in one
-    /// transaction; `false` when the organization has no such account
-    /// (nothing is written, no tag or campaign created).
+    /// transaction. Nothing is written (no tag or campaign created) when the
+    /// organization has no such account, or when resuming it would pass the
+    /// creator cap.
     async fn update_blogger(
         &self,
         org: OrgId,
         tracking_id: Uuid,
         changes: &BloggerChanges,
         now: DateTime<Utc>,
-    ) -> Result<bool, StoreError>;
+    ) -> Result<crate::AccountChange, StoreError>;
 
     /// The tags of these tracked accounts of the organization, by tracked
     /// account id, each list by name (accounts without tags, and other

@@ -60,7 +60,7 @@ impl<D: ScopeDialect> BloggerStore for SqlStore<D> {
         tracking_id: Uuid,
         changes: &BloggerChanges,
         now: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<crate::AccountChange, StoreError> {
         manage::update(self, org, tracking_id, changes, now).await
     }
 

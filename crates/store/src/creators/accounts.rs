@@ -4,12 +4,14 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use vidpulse_domain::OrgId;
 use vidpulse_domain::names::{Campaign, handle_key};
+use vidpulse_domain::plan::Limits;
+use vidpulse_domain::{OrgId, Plan};
 
+use super::store::IN_FLIGHT;
 use super::*;
 use crate::StoreError;
-use crate::sql::{Conn, Dialect, Tx};
+use crate::sql::{Dialect, Tx};
 
 /// Inserts or refreshes the catalog row of a platform account, and records
 /// its follower count of the day when the read has one; returns its id.
@@ -157,15 +159,36 @@ pub(crate) async fn replace_account_tags<D: Dialect>(
 
 /// Activates or deactivates organization `org`'s tracked account `id` at
 /// `now` (an activated one's discovery is due at once unless it is
-/// scheduled); whether the organization has it.
+/// scheduled). Resuming a paused account takes a place under the plan's
+/// creator cap, counted under the organization's row lock as a new track
+/// does; pausing, or resuming an active account, always passes.
 pub(crate) async fn set_active<D: Dialect>(
-    conn: &mut Conn<D>,
+    tx: &mut Tx<D>,
     org: OrgId,
     id: Uuid,
     active: bool,
     now: DateTime<Utc>,
-) -> Result<bool, StoreError> {
-    let done = D::query(sqlx::AssertSqlSafe(format!(
+) -> Result<AccountChange, StoreError> {
+    let limits = locked_limits(tx, org).await?;
+    let was_active: Option<bool> =
+        D::query("SELECT is_active FROM tracked_accounts WHERE id = $1 AND organization_id = $2")
+            .bind(id)
+            .bind(org.0)
+            .fetch_scalar_optional(&mut **tx)
+            .await?;
+    let Some(was_active) = was_active else {
+        return Ok(AccountChange::NotFound);
+    };
+    if active && !was_active {
+        let in_use = creators_in_use(tx, org).await?;
+        if in_use + 1 > limits.creator_cap {
+            return Ok(AccountChange::CreatorCapReached {
+                cap: limits.creator_cap,
+                in_use,
+            });
+        }
+    }
+    D::query(sqlx::AssertSqlSafe(format!(
         "UPDATE tracked_accounts SET is_active = {p3_bool}, updated_at = $4,
            next_discovery_at = CASE WHEN {p3_bool} THEN coalesce(next_discovery_at, $4)
                                     ELSE next_discovery_at END
@@ -176,7 +199,45 @@ pub(crate) async fn set_active<D: Dialect>(
     .bind(org.0)
     .bind(active)
     .bind(now)
-    .execute(conn)
+    .execute(&mut **tx)
     .await?;
-    Ok(done == 1)
+    Ok(AccountChange::Done)
+}
+
+/// The plan limits of organization `org`, its row locked (PostgreSQL) so
+/// that the checks against them made in this transaction hold until it ends.
+pub(crate) async fn locked_limits<D: Dialect>(
+    tx: &mut Tx<D>,
+    org: OrgId,
+) -> Result<Limits, StoreError> {
+    let (plan, quota, cap): (String, Option<i64>, Option<i64>) =
+        D::query(sqlx::AssertSqlSafe(format!(
+            "SELECT plan, video_quota, creator_cap FROM organizations WHERE id = $1 {org_lock}",
+            org_lock = D::ORG_LOCK
+        )))
+        .bind(org.0)
+        .fetch_optional(&mut **tx)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+    let plan: Plan = plan
+        .parse()
+        .map_err(|e| StoreError::Corrupt(format!("{e}")))?;
+    Ok(Limits::of(plan, quota, cap))
+}
+
+/// The places under the creator cap organization `org` uses: its active
+/// tracked accounts and its jobs in flight for a creator it does not track
+/// yet (a job for an account it has counts as that account).
+pub(crate) async fn creators_in_use<D: Dialect>(
+    tx: &mut Tx<D>,
+    org: OrgId,
+) -> Result<i64, StoreError> {
+    Ok(D::query(sqlx::AssertSqlSafe(format!(
+        "SELECT (SELECT count(*) FROM tracked_accounts WHERE organization_id = $1 AND is_active)
+              + (SELECT count(*) FROM creator_jobs
+                 WHERE organization_id = $1 AND tracked_account_id IS NULL AND {IN_FLIGHT})"
+    )))
+    .bind(org.0)
+    .fetch_scalar(&mut **tx)
+    .await?)
 }

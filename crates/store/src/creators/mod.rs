@@ -113,6 +113,25 @@ pub enum SetupCreator {
     Known(Uuid),
 }
 
+/// What a change of a tracked account's state did
+/// ([`CreatorStore::set_account_active`], an update of a blogger).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccountChange {
+    /// Written.
+    Done,
+    /// The organization has no such tracked account; nothing written.
+    NotFound,
+    /// Resuming it would pass the plan's creator cap: `in_use` places of
+    /// `cap` are taken (active accounts and jobs for new creators); nothing
+    /// written.
+    CreatorCapReached {
+        /// The organization's creator cap.
+        cap: i64,
+        /// The places taken.
+        in_use: i64,
+    },
+}
+
 /// What [`CreatorStore::start_creator_job`] did.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StartJob {
@@ -456,15 +475,16 @@ pub trait CreatorStore {
         tracked_account_id: Uuid,
     ) -> Result<Option<TrackedAccount>, StoreError>;
 
-    /// Activates or deactivates a tracked account; false when unknown to the
-    /// organization. Deactivating stops discovery; its videos keep tracking.
+    /// Activates or deactivates a tracked account. Deactivating stops
+    /// discovery (its videos keep tracking); resuming a paused account takes
+    /// a place under the creator cap, refused when none is left.
     async fn set_account_active(
         &self,
         org: OrgId,
         tracked_account_id: Uuid,
         active: bool,
         now: DateTime<Utc>,
-    ) -> Result<bool, StoreError>;
+    ) -> Result<AccountChange, StoreError>;
 
     /// Organization `org` asks to read its tracked account now (profile and
     /// new videos, as a daily discovery does): refused when the account is
@@ -607,4 +627,6 @@ pub(crate) use store::IN_FLIGHT;
 pub use followers::{FollowerDay, FollowerGains};
 pub use listing::{AccountQuery, CreatorTotals};
 
-pub(crate) use accounts::{open_account, replace_account_tags, set_active, upsert_creator};
+pub(crate) use accounts::{
+    creators_in_use, locked_limits, open_account, replace_account_tags, set_active, upsert_creator,
+};

@@ -10,9 +10,7 @@ use vidpulse_domain::{OrgId, Platform};
 
 use serde_json::json;
 use sqlx::AssertSqlSafe;
-use vidpulse_domain::Plan;
 use vidpulse_domain::names::{Handle, handle_key};
-use vidpulse_domain::plan::Limits;
 use vidpulse_domain::webhooks::EventType;
 
 use super::rows::{
@@ -33,19 +31,7 @@ pub(crate) const IN_FLIGHT: &str = "status IN ('queued', 'processing')";
 impl<D: ScopeDialect> CreatorStore for SqlStore<D> {
     async fn start_creator_job(&self, job: &NewCreatorJob) -> Result<StartJob, StoreError> {
         let mut tx = self.write_tx().await?;
-        let (plan, quota, cap): (String, Option<i64>, Option<i64>) =
-            D::query(AssertSqlSafe(format!(
-                "SELECT plan, video_quota, creator_cap FROM organizations WHERE id = $1 {org_lock}",
-                org_lock = D::ORG_LOCK
-            )))
-            .bind(job.organization_id.0)
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or(StoreError::NotFound)?;
-        let plan: Plan = plan
-            .parse()
-            .map_err(|e| StoreError::Corrupt(format!("{e}")))?;
-        let limits = Limits::of(plan, quota, cap);
+        let limits = locked_limits(&mut tx, job.organization_id).await?;
         let key = handle_key(&job.username);
 
         let account: Option<(Uuid, bool)> = D::query(
@@ -93,29 +79,22 @@ impl<D: ScopeDialect> CreatorStore for SqlStore<D> {
             .await;
         }
 
-        let active: i64 = D::query(
-            "SELECT count(*) FROM tracked_accounts WHERE organization_id = $1 AND is_active",
-        )
-        .bind(job.organization_id.0)
-        .fetch_scalar(&mut *tx)
-        .await?;
-        let (pending_jobs, pending_videos): (i64, i64) = D::query(AssertSqlSafe(format!(
-            "SELECT CAST(coalesce(sum(CASE WHEN tracked_account_id IS NULL THEN 1 ELSE 0 END), 0) AS BIGINT),
-                    CAST(coalesce(sum(initial_videos_count), 0) AS BIGINT)
+        let creators = creators_in_use(&mut tx, job.organization_id).await?;
+        let pending_videos: i64 = D::query(AssertSqlSafe(format!(
+            "SELECT CAST(coalesce(sum(initial_videos_count), 0) AS BIGINT)
              FROM creator_jobs WHERE organization_id = $1 AND {IN_FLIGHT}"
         )))
         .bind(job.organization_id.0)
-        .fetch_one(&mut *tx)
+        .fetch_scalar(&mut *tx)
         .await?;
-        // Jobs of an account that exists count as that account (active), not
-        // as a creator to come. A refetch tracks no new creator: only the
-        // videos count against limits.
-        if !refetching && active + pending_jobs + 1 > limits.creator_cap {
+        // A refetch tracks no new creator: only the videos count against
+        // limits.
+        if !refetching && creators + 1 > limits.creator_cap {
             return rollback_with(
                 tx,
                 Ok(StartJob::CreatorCapReached {
                     cap: limits.creator_cap,
-                    in_use: active + pending_jobs,
+                    in_use: creators,
                 }),
             )
             .await;
@@ -450,15 +429,15 @@ impl<D: ScopeDialect> CreatorStore for SqlStore<D> {
         tracked_account_id: Uuid,
         active: bool,
         now: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        set_active::<D>(
-            &mut *self.write().await?,
-            org,
-            tracked_account_id,
-            active,
-            now,
-        )
-        .await
+    ) -> Result<AccountChange, StoreError> {
+        let mut tx = self.write_tx().await?;
+        let change = set_active::<D>(&mut tx, org, tracked_account_id, active, now).await?;
+        if change == AccountChange::Done {
+            tx.commit().await?;
+            Ok(change)
+        } else {
+            rollback_with(tx, Ok(change)).await
+        }
     }
 
     async fn ask_discovery(

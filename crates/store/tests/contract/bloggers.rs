@@ -268,11 +268,12 @@ async fn bloggers_are_listed_by_handle_then_platform_with_their_videos_summed(
     assert!(store.bloggers(OrgId::new()).await.unwrap().is_empty());
 
     // Paused: still listed, inactive.
-    assert!(
+    assert_eq!(
         store
             .set_account_active(a, mira.tracked_account_id, false, t0())
             .await
-            .unwrap()
+            .unwrap(),
+        vidpulse_store::AccountChange::Done
     );
     let listed = store.bloggers(a).await.unwrap();
     assert!(!listed[2].is_active);
@@ -828,7 +829,7 @@ async fn a_bloggers_settings_change_together_or_not_at_all(
     #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
 ) {
     use vidpulse_domain::names::TagName;
-    use vidpulse_store::BloggerChanges;
+    use vidpulse_store::{AccountChange, BloggerChanges};
 
     let (_db, store) = store(backend).await;
     let a = org(&store, Plan::Pro).await;
@@ -848,7 +849,10 @@ async fn a_bloggers_settings_change_together_or_not_at_all(
     };
     // Another organization's blogger, or none: nothing written, nothing made.
     for (o, id) in [(b, mira), (a, Uuid::new_v4())] {
-        assert!(!store.update_blogger(o, id, &changes, t0()).await.unwrap());
+        assert_eq!(
+            store.update_blogger(o, id, &changes, t0()).await.unwrap(),
+            AccountChange::NotFound
+        );
     }
     assert_eq!(
         store.tags(a).await.unwrap(),
@@ -856,7 +860,10 @@ async fn a_bloggers_settings_change_together_or_not_at_all(
     );
     assert!(store.tags(b).await.unwrap().is_empty());
 
-    assert!(store.update_blogger(a, mira, &changes, t0()).await.unwrap());
+    assert_eq!(
+        store.update_blogger(a, mira, &changes, t0()).await.unwrap(),
+        AccountChange::Done
+    );
     let row = &store.bloggers(a).await.unwrap()[0];
     assert!(!row.is_active);
     assert_eq!(row.campaign.as_deref(), Some("Launch"));
@@ -883,7 +890,10 @@ async fn a_bloggers_settings_change_together_or_not_at_all(
         tags: Some(vec![]),
         ..BloggerChanges::default()
     };
-    assert!(store.update_blogger(a, mira, &clear, t0()).await.unwrap());
+    assert_eq!(
+        store.update_blogger(a, mira, &clear, t0()).await.unwrap(),
+        AccountChange::Done
+    );
     let row = &store.bloggers(a).await.unwrap()[0];
     assert!(!row.is_active, "left as it was");
     assert_eq!(row.budget_per_video, Some(400), "left as it was");

@@ -5,8 +5,8 @@ use rstest::rstest;
 use uuid::Uuid;
 use vidpulse_domain::{OrgId, Plan, Platform};
 use vidpulse_store::{
-    Backend, ClaimedJob, CreatorProfile, CreatorVideos, DiscoveryResult, JOB_TIMEOUT, JobStatus,
-    JobSuccess, NewCreatorJob, StartJob, Store,
+    AccountChange, Backend, BloggerChanges, ClaimedJob, CreatorProfile, CreatorVideos,
+    DiscoveryResult, JOB_TIMEOUT, JobStatus, JobSuccess, NewCreatorJob, StartJob, Store,
 };
 
 use crate::{handle, org, store, t0, track, yt};
@@ -216,6 +216,62 @@ async fn caps_and_quota_are_checked_before_anything_is_written(
 
 #[rstest]
 #[tokio::test]
+async fn resuming_a_paused_creator_takes_a_place_under_the_cap(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let (_db, store) = store(backend).await;
+    let a = org(&store, Plan::Pro).await;
+    let mut accounts = Vec::new();
+    for name in ["one", "two"] {
+        queued(&store, &new_job(a, name, 0)).await;
+        let c = claim(&store).await;
+        succeed(&store, &c, name, backfill(0, 0)).await;
+        let account = store
+            .tracked_account_by_username(a, None, &handle(name))
+            .await
+            .unwrap()
+            .unwrap();
+        accounts.push(account.tracked_account_id);
+    }
+    let [one, two] = accounts[..] else {
+        unreachable!()
+    };
+    store.set_plan(a, Plan::Pro, None, Some(2)).await.unwrap();
+    let pause = |id, active| {
+        let store = store.clone();
+        async move { store.set_account_active(a, id, active, t0()).await.unwrap() }
+    };
+    assert_eq!(pause(one, false).await, AccountChange::Done);
+    // The freed place goes to a new creator's job in flight.
+    queued(&store, &new_job(a, "three", 0)).await;
+    let full = AccountChange::CreatorCapReached { cap: 2, in_use: 2 };
+    assert_eq!(pause(one, true).await, full);
+    // The same through an update, with other changes: none is written.
+    let changes = BloggerChanges {
+        is_active: Some(true),
+        campaign: Some(Some(crate::campaign("Launch"))),
+        ..BloggerChanges::default()
+    };
+    assert_eq!(
+        store.update_blogger(a, one, &changes, t0()).await.unwrap(),
+        full
+    );
+    let rows = store.bloggers(a).await.unwrap();
+    let row = rows.iter().find(|r| r.tracking_id == one).unwrap();
+    assert!(!row.is_active);
+    assert_eq!(row.campaign, None, "no campaign written");
+    // Resuming an active account, or pausing, takes no place.
+    assert_eq!(pause(two, true).await, AccountChange::Done);
+    assert_eq!(pause(two, false).await, AccountChange::Done);
+    assert_eq!(pause(one, true).await, AccountChange::Done);
+    assert_eq!(
+        store.update_blogger(a, two, &changes, t0()).await.unwrap(),
+        full
+    );
+}
+
+#[rstest]
+#[tokio::test]
 async fn the_backfill_stops_at_the_quota(
     #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
 ) {
@@ -368,18 +424,20 @@ async fn deactivated_creators_are_reactivated_by_a_new_job(
         .await
         .unwrap()
         .unwrap();
-    assert!(
+    assert_eq!(
         store
             .set_account_active(a, account.tracked_account_id, false, t0())
             .await
-            .unwrap()
+            .unwrap(),
+        AccountChange::Done
     );
     let other = org(&store, Plan::Pro).await;
-    assert!(
-        !store
+    assert_eq!(
+        store
             .set_account_active(other, account.tracked_account_id, false, t0())
             .await
-            .unwrap()
+            .unwrap(),
+        AccountChange::NotFound
     );
 
     let id = queued(&store, &new_job(a, "mira", 0)).await;

@@ -238,11 +238,12 @@ async fn the_listing_filters_pages_and_sums_each_creators_videos(
         t0() + Duration::minutes(2),
     )
     .await;
-    assert!(
+    assert_eq!(
         store
             .set_account_active(a, tt, false, t0() + Duration::minutes(3))
             .await
-            .unwrap()
+            .unwrap(),
+        vidpulse_store::AccountChange::Done
     );
     // Another organization's creator is never listed.
     let b = org(&store, Plan::Pro).await;

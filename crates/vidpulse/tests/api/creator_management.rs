@@ -494,3 +494,74 @@ async fn a_failed_creator_read_writes_and_charges_nothing(
         assert_eq!(credits(&app, &key).await, 0);
     }
 }
+
+#[rstest]
+#[tokio::test]
+async fn resuming_a_creator_past_the_creator_cap_is_refused_and_writes_nothing(
+    #[values(Backend::Sqlite, Backend::Postgres)] backend: Backend,
+) {
+    let app = TestApp::spawn(backend).await;
+    let crate::dashboard::Team {
+        org, key, editor, ..
+    } = crate::dashboard::team(&app).await;
+    track_creator(&app, &key, "ana_builds", 0).await;
+    let a = patch(&app, &key, ANA, &json!({"is_active": false})).await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    let tracking = a.body["data"]["blogger"]["tracked_account_id"].clone();
+    // One creator at a time; the paused one's place goes to another.
+    app.store
+        .set_plan(OrgId(org.parse().unwrap()), Plan::Pro, None, Some(1))
+        .await
+        .unwrap();
+    track_creator(&app, &key, "bob_cooks", 0).await;
+
+    let a = patch(
+        &app,
+        &key,
+        ANA,
+        &json!({"is_active": true, "campaign": "Summer", "tags": ["Food"]}),
+    )
+    .await;
+    assert_nested_error(&a, 422, "TRACKED_CREATORS_LIMIT");
+    assert_eq!(a.body["error"]["limit"], 1, "{}", a.body);
+    assert_eq!(a.body["error"]["current_usage"], 1, "{}", a.body);
+    let b = &lookup(&app, &key).await.body["data"]["blogger"];
+    assert_eq!(
+        (
+            b["is_active"].clone(),
+            b["campaign"].clone(),
+            b["tags"].clone()
+        ),
+        (json!(false), Value::Null, json!([])),
+        "nothing written"
+    );
+    // The dashboard's toggle answers the same.
+    let resume = json!({"tracking_id": tracking, "is_active": true});
+    let a = crate::dashboard::call(
+        &app,
+        Method::POST,
+        "/blogger/toggle",
+        &editor,
+        Some(&org),
+        Some(&resume),
+    )
+    .await;
+    assert_nested_error(&a, 422, "TRACKED_CREATORS_LIMIT");
+    assert_eq!(
+        lookup(&app, &key).await.body["data"]["blogger"]["is_active"],
+        false
+    );
+
+    // Pausing the other frees the place: resuming then passes.
+    let a = patch(
+        &app,
+        &key,
+        "/v1/bloggers/by-username/bob_cooks",
+        &json!({"is_active": false}),
+    )
+    .await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    let a = patch(&app, &key, ANA, &json!({"is_active": true})).await;
+    assert_eq!(a.status.as_u16(), 200, "{}", a.body);
+    assert_eq!(a.body["data"]["blogger"]["is_active"], true);
+}

@@ -376,11 +376,12 @@ pub async fn pause_creator(app: &TestApp, org: Uuid, key: &str, username: &str) 
         .unwrap()
         .parse()
         .unwrap();
-    assert!(
+    assert_eq!(
         app.store
             .set_account_active(vidpulse_domain::OrgId(org), account, false, app.clock.now())
             .await
-            .unwrap()
+            .unwrap(),
+        vidpulse_store::AccountChange::Done
     );
     account
 }

@@ -182,6 +182,20 @@ pub(crate) async fn start_job(
     Ok(queued)
 }
 
+/// 422 `TRACKED_CREATORS_LIMIT`: tracking or resuming one more creator
+/// would pass the organization's creator cap `cap`, `in_use` places taken.
+pub(crate) fn creator_cap_reached(cap: i64, in_use: i64) -> ApiError {
+    ApiError::new(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        ErrorCode::TrackedCreatorsLimit,
+        format!(
+            "Tracked-creator limit reached: the organization may track {cap} creators; \
+             {in_use} are tracked or being added"
+        ),
+    )
+    .with_details(json!({ "limit": cap, "current_usage": in_use }))
+}
+
 /// The queued job of a start, or the error answering why it was refused.
 fn queued_or_refused(outcome: StartJob, who: &str) -> Result<Box<CreatorJob>, ApiError> {
     match outcome {
@@ -210,15 +224,7 @@ fn queued_or_refused(outcome: StartJob, who: &str) -> Result<Box<CreatorJob>, Ap
             Err(ApiError::new(StatusCode::CONFLICT, code, message)
                 .with_details(json!({ "job_id": job_id, "status_url": job_status_url(job_id) })))
         }
-        StartJob::CreatorCapReached { cap, in_use } => Err(ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            ErrorCode::TrackedCreatorsLimit,
-            format!(
-                "Tracked-creator limit reached: the organization may track {cap} creators; \
-                     {in_use} are tracked or being added"
-            ),
-        )
-        .with_details(json!({ "limit": cap, "current_usage": in_use }))),
+        StartJob::CreatorCapReached { cap, in_use } => Err(creator_cap_reached(cap, in_use)),
         StartJob::QuotaExceeded {
             quota,
             in_use,

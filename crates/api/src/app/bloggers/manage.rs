@@ -14,8 +14,9 @@ use vidpulse_domain::OrgId;
 use vidpulse_domain::names::{self, TAG_MAX_CHARS, TagName};
 use vidpulse_domain::patch::sent;
 use vidpulse_domain::plan::MAX_DAILY_VIDEOS;
-use vidpulse_store::{BloggerChanges, TrackedAccount};
+use vidpulse_store::{AccountChange, BloggerChanges, TrackedAccount};
 
+use super::job::creator_cap_reached;
 use super::tracked::not_tracked;
 use crate::error::ApiError;
 use crate::input::{Bounded, Campaign, Fault, Refusals, bad_campaign};
@@ -170,7 +171,8 @@ impl BloggerPatch {
 }
 
 /// Applies `patch` to the organization's tracked `account` (found by the
-/// caller): all of it or, when the account went meanwhile, nothing (404).
+/// caller): all of it or nothing: 404 when the account went meanwhile, 422
+/// `TRACKED_CREATORS_LIMIT` when resuming it would pass the creator cap.
 pub(crate) async fn update_blogger(
     app: &AppState,
     org: OrgId,
@@ -178,14 +180,14 @@ pub(crate) async fn update_blogger(
     patch: BloggerPatch,
 ) -> Result<(), ApiError> {
     let changes = patch.changes()?;
-    let found = app
+    match app
         .store
         .update_blogger(org, account.tracked_account_id, &changes, app.clock.now())
-        .await?;
-    if found {
-        Ok(())
-    } else {
-        Err(not_tracked(&account.username))
+        .await?
+    {
+        AccountChange::Done => Ok(()),
+        AccountChange::NotFound => Err(not_tracked(&account.username)),
+        AccountChange::CreatorCapReached { cap, in_use } => Err(creator_cap_reached(cap, in_use)),
     }
 }
 

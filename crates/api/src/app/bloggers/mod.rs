@@ -27,7 +27,7 @@ mod tracked;
 pub use followers::FollowerDayView;
 pub(crate) use followers::{follower_days, follower_window};
 pub use job::{JobError, JobResult, JobView};
-pub(crate) use job::{job_status_url, job_view, start_job};
+pub(crate) use job::{creator_cap_reached, job_status_url, job_view, start_job};
 pub use manage::{BloggerPatch, MAX_TAGS, TagNames, UntrackedBlogger};
 pub(crate) use manage::{
     bad_budget, bad_daily_count, bad_is_active, untrack_blogger, update_blogger,

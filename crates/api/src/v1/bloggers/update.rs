@@ -31,6 +31,7 @@ use crate::state::AppState;
         (status = 400, description = "VALIDATION_ERROR with `field`"),
         (status = 401, description = "MISSING_AUTH or INVALID_API_KEY"),
         (status = 404, description = "BLOGGER_NOT_TRACKED"),
+        (status = 422, description = "TRACKED_CREATORS_LIMIT: resuming would pass the creator cap"),
     ),
     security(("api_key" = []))
 )]
