@@ -232,12 +232,12 @@ pub(crate) async fn creators_in_use<D: Dialect>(
     tx: &mut Tx<D>,
     org: OrgId,
 ) -> Result<i64, StoreError> {
-    Ok(D::query(sqlx::AssertSqlSafe(format!(
+    D::query(sqlx::AssertSqlSafe(format!(
         "SELECT (SELECT count(*) FROM tracked_accounts WHERE organization_id = $1 AND is_active)
               + (SELECT count(*) FROM creator_jobs
                  WHERE organization_id = $1 AND tracked_account_id IS NULL AND {IN_FLIGHT})"
     )))
     .bind(org.0)
     .fetch_scalar(&mut **tx)
-    .await?)
+    .await
 }
