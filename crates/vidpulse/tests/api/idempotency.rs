@@ -46,6 +46,13 @@ async fn video_count(app: &TestApp, key: &str) -> i64 {
     a.body["data"]["pagination"]["total"].as_i64().unwrap()
 }
 
+/// Tracks the TikTok test video as `key`: the path of its manual refresh.
+async fn refresh_path(app: &TestApp, key: &str) -> String {
+    let tracked = app.track(key, &[TIKTOK]).await;
+    let id = tracked["data"]["results"][0]["video_id"].as_str().unwrap();
+    format!("/v1/videos/by-id/{id}/refresh")
+}
+
 /// Asserts that `retry` is `first` again: status, body, its headers and
 /// request id, marked as a replay.
 fn assert_replay(first: &Answer, retry: &Answer) {
@@ -115,13 +122,8 @@ async fn rate_limits_and_server_errors_leave_the_key_to_a_retry(
 ) {
     let app = TestApp::spawn(backend).await;
     let (_, key) = app.org_with_key(Plan::Pro).await;
-    let tracked = app.track(&key, &[TIKTOK]).await;
-    let id = tracked["data"]["results"][0]["video_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let path = refresh_path(&app, &key).await;
     app.run_worker_until_idle().await;
-    let path = format!("/v1/videos/by-id/{id}/refresh");
     let a = post(&app, &path, &key, "refresh-1", &json!({})).await;
     assert_eq!(a.status.as_u16(), 200, "{}", a.body);
     // Within the cooldown: 429, not kept; the retry after it does the work.
@@ -148,12 +150,7 @@ async fn rate_limits_and_server_errors_leave_the_key_to_a_retry(
     };
     let app = TestApp::spawn_with(backend, config).await;
     let (_, key) = app.org_with_key(Plan::Pro).await;
-    let tracked = app.track(&key, &[TIKTOK]).await;
-    let id = tracked["data"]["results"][0]["video_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let path = format!("/v1/videos/by-id/{id}/refresh");
+    let path = refresh_path(&app, &key).await;
     for _ in 0..2 {
         let a = post(&app, &path, &key, "refresh-3", &json!({})).await;
         assert_nested_error(&a, 502, "EXTERNAL_API_ERROR");
@@ -371,15 +368,10 @@ async fn a_first_request_cut_off_or_dead_frees_its_key(
     };
     let app = TestApp::spawn_with(backend, config).await;
     let (org, key) = app.org_with_key(Plan::Pro).await;
-    let tracked = app.track(&key, &[TIKTOK]).await;
-    let id = tracked["data"]["results"][0]["video_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let path = refresh_path(&app, &key).await;
 
     // Cut off by the time limit (the platform is slow): nothing kept, and
     // the key is free at once for whatever request comes with it.
-    let path = format!("/v1/videos/by-id/{id}/refresh");
     let a = post(&app, &path, &key, "slow", &json!({})).await;
     assert_nested_error(&a, 408, "REQUEST_TIMEOUT");
     let other = json!({ "urls": [YOUTUBE] });

@@ -530,63 +530,40 @@ async fn failures_are_tool_errors_that_charge_nothing(
 
     // Not found: an unknown id, one that is not a UUID, another
     // organization's video and campaign.
-    let e = fails(
-        &app,
-        &key,
-        "get_video",
-        json!({"video_id": uuid::Uuid::new_v4()}),
-        404,
-        "NOT_FOUND",
-    )
-    .await;
-    assert_eq!(e["message"], "Video not found");
-    fails(
-        &app,
-        &key,
-        "get_video",
-        json!({"video_id": "42"}),
-        404,
-        "NOT_FOUND",
-    )
-    .await;
-    fails(
-        &app,
-        &key,
-        "get_video",
-        json!({"external_video_id": "nope"}),
-        404,
-        "NOT_FOUND",
-    )
-    .await;
-    fails(
-        &app,
-        &key,
-        "campaign_report",
-        json!({"campaign_id": uuid::Uuid::new_v4()}),
-        404,
-        "NOT_FOUND",
-    )
-    .await;
     let (_, other) = app.org_with_key(Plan::Pro).await;
-    fails(
-        &app,
-        &other,
-        "get_video",
-        json!({"video_id": video}),
-        404,
-        "NOT_FOUND",
-    )
-    .await;
-    let e = fails(
-        &app,
-        &other,
-        "campaign_report",
-        json!({"campaign_id": campaign}),
-        404,
-        "NOT_FOUND",
-    )
-    .await;
-    assert_eq!(e["message"], "No such campaign");
+    for (caller, tool, args, message) in [
+        (
+            &key,
+            "get_video",
+            json!({"video_id": uuid::Uuid::new_v4()}),
+            Some("Video not found"),
+        ),
+        (&key, "get_video", json!({"video_id": "42"}), None),
+        (
+            &key,
+            "get_video",
+            json!({"external_video_id": "nope"}),
+            None,
+        ),
+        (
+            &key,
+            "campaign_report",
+            json!({"campaign_id": uuid::Uuid::new_v4()}),
+            None,
+        ),
+        (&other, "get_video", json!({"video_id": video}), None),
+        (
+            &other,
+            "campaign_report",
+            json!({"campaign_id": campaign}),
+            Some("No such campaign"),
+        ),
+    ] {
+        let e = fails(&app, caller, tool, args, 404, "NOT_FOUND").await;
+        if let Some(message) = message {
+            assert_eq!(e["message"], message);
+        }
+    }
     let page = ok(&app, &other, "find_videos", json!({})).await;
     assert_eq!(page["pagination"]["total"], 0);
     let campaigns = ok(&app, &other, "list_campaigns", json!({})).await;
@@ -658,78 +635,28 @@ async fn failures_are_tool_errors_that_charge_nothing(
             .unwrap()
             .starts_with("Unknown argument `format`")
     );
-    let e = fails(&app, &key, "get_video", json!({}), 400, "VALIDATION_ERROR").await;
-    assert_eq!(e["field"], "video_id");
-    fails(
-        &app,
-        &key,
-        "get_video",
-        json!({"video_id": video, "external_video_id": "x"}),
-        400,
-        "VALIDATION_ERROR",
-    )
-    .await;
-    let e = fails(
-        &app,
-        &key,
-        "leaderboard",
-        json!({"metric": "shares"}),
-        400,
-        "VALIDATION_ERROR",
-    )
-    .await;
-    assert_eq!(e["field"], "metric");
-    let e = fails(
-        &app,
-        &key,
-        "totals",
-        json!({"from": d(&app, 6).to_string(), "to": d(&app, 2).to_string()}),
-        400,
-        "VALIDATION_ERROR",
-    )
-    .await;
-    assert_eq!(e["field"], "from");
-    let e = fails(
-        &app,
-        &key,
-        "campaign_report",
-        json!({}),
-        400,
-        "VALIDATION_ERROR",
-    )
-    .await;
-    assert_eq!(e["field"], "campaign_id");
-    let e = fails(
-        &app,
-        &key,
-        "list_campaigns",
-        json!({"limit": 101}),
-        400,
-        "VALIDATION_ERROR",
-    )
-    .await;
-    assert_eq!(e["field"], "limit");
-    let e = fails(
-        &app,
-        &key,
-        "track_videos",
-        json!({}),
-        400,
-        "VALIDATION_ERROR",
-    )
-    .await;
-    assert_eq!(e["message"], "`urls` is required");
     let many: Vec<String> = (0..51).map(youtube).collect();
-    let e = fails(
-        &app,
-        &key,
-        "track_videos",
-        json!({"urls": many}),
-        400,
-        "VALIDATION_ERROR",
-    )
-    .await;
-    assert_eq!(e["field"], "urls");
+    for (tool, args, field) in [
+        ("get_video", json!({}), "video_id"),
+        (
+            "get_video",
+            json!({"video_id": video, "external_video_id": "x"}),
+            "video_id",
+        ),
+        ("leaderboard", json!({"metric": "shares"}), "metric"),
+        (
+            "totals",
+            json!({"from": d(&app, 6).to_string(), "to": d(&app, 2).to_string()}),
+            "from",
+        ),
+        ("campaign_report", json!({}), "campaign_id"),
+        ("list_campaigns", json!({"limit": 101}), "limit"),
+        ("track_videos", json!({}), "urls"),
+        ("track_videos", json!({"urls": many}), "urls"),
+    ] {
+        let e = fails(&app, &key, tool, args, 400, "VALIDATION_ERROR").await;
+        assert_eq!(e["field"], field, "{tool}: {e}");
+    }
     assert_eq!(
         credits(&app, &key).await,
         spent,
