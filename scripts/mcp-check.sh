@@ -30,10 +30,8 @@ venv="${MCP_VENV:-$HOME/.cache/vidpulse-ci/mcp}"
 npm_dir="${MCP_NPM:-$HOME/.cache/vidpulse-ci/mcp-npm}"
 conformance_version="0.1.16"
 
-if ! "$venv/bin/python" -c 'import mcp' >/dev/null 2>&1; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check 'mcp>=2.3,<3'
-fi
+. scripts/lib/server.sh
+ensure_venv "$venv" mcp 'mcp>=2.3,<3'
 # The suite needs Node.js 22 or later (fs.globSync); an older system Node
 # gets one from npm's node-linux-* package, whose tarball holds the binary.
 node=node
@@ -55,9 +53,6 @@ fi
 
 work=$(mktemp -d)
 server_pid="" proxy_pid=""
-stop() { # PID: stops a process this script started
-  if [ -n "$1" ]; then kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; fi
-}
 cleanup() {
   stop "$proxy_pid"
   stop "$server_pid"
@@ -65,31 +60,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-read -r port proxy_port < <(python3 -c '
-import socket
-a, b = socket.socket(), socket.socket()
-a.bind(("127.0.0.1", 0)); b.bind(("127.0.0.1", 0))
-print(a.getsockname()[1], b.getsockname()[1])')
+read -r port proxy_port < <(free_ports 2)
 server="http://127.0.0.1:$port"
 
-export DATABASE_URL="sqlite://$work/vidpulse.db"
-export VIDPULSE_OUTBOX_DIR="$work/outbox" VIDPULSE_FILES_DIR="$work/files"
-"$bin" migrate >/dev/null
-org=$("$bin" admin create-org --name MCP --plan pro --owner-email mcp@example.com \
-  | python3 -c 'import json,sys; print(json.load(sys.stdin)["organization_id"])')
-key=$("$bin" admin create-api-key --org "$org" | python3 -c 'import json,sys; print(json.load(sys.stdin)["api_key"])')
-
-RUST_LOG=warn "$bin" serve --listen "127.0.0.1:$port" >"$work/serve.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 1 50); do
-  curl -fs --noproxy '*' "$server/readyz" >/dev/null 2>&1 && break
-  sleep 0.2
-done
-if ! curl -fs --noproxy '*' "$server/readyz" >/dev/null 2>&1; then
-  echo "mcp-check: the server did not start" >&2
-  cat "$work/serve.log" >&2
-  exit 1
-fi
+new_service MCP mcp@example.com --plan pro
+start_server "$port"
 
 passed=0 failed=0
 ok() { passed=$((passed + 1)); echo "mcp-check: ok   $1"; }

@@ -14,37 +14,24 @@ bin="${1:-target/debug/vidpulse}"
 venv="${ST_VENV:-$HOME/.cache/vidpulse-ci/schemathesis}"
 examples="${ST_MAX_EXAMPLES:-50}"
 
-if [ ! -x "$venv/bin/st" ]; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check 'schemathesis>=4,<5'
-fi
+. scripts/lib/server.sh
+ensure_venv "$venv" schemathesis 'schemathesis>=4,<5'
 
 work=$(mktemp -d)
 server_pid=""
 cleanup() {
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  stop "$server_pid"
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-export DATABASE_URL="sqlite://$work/vidpulse.db"
-export VIDPULSE_OUTBOX_DIR="$work/outbox" VIDPULSE_FILES_DIR="$work/files"
-"$bin" migrate >/dev/null
-org=$("$bin" admin create-org --name Conformance --plan business --owner-email st@example.com \
-  | python3 -c 'import json,sys; print(json.load(sys.stdin)["organization_id"])')
-key=$("$bin" admin create-api-key --org "$org" | python3 -c 'import json,sys; print(json.load(sys.stdin)["api_key"])')
-token=$("$bin" admin issue-token --email st@example.com | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+read -r port < <(free_ports 1)
+new_service Conformance st@example.com --plan business
+token=$(session_token st@example.com)
 
 # Thousands of requests with one key: a budget that never runs out, so the
 # operations are exercised rather than refused with 429.
-RUST_LOG=warn VIDPULSE_RATE_LIMIT_REQUESTS_PER_MINUTE=60000000 \
-  "$bin" serve --listen "127.0.0.1:$port" >"$work/serve.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 1 50); do
-  curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
-  sleep 0.2
-done
+VIDPULSE_RATE_LIMIT_REQUESTS_PER_MINUTE=60000000 start_server "$port"
 
 run() {
   "$venv/bin/st" run "http://127.0.0.1:$port/openapi.json" \

@@ -22,17 +22,12 @@ bin="${1:-target/debug/vidpulse}"
 venv="${WH_VENV:-$HOME/.cache/vidpulse-ci/webhooks}"
 timeout="${WH_TIMEOUT:-60}"
 
-if ! "$venv/bin/python" -c 'import standardwebhooks' >/dev/null 2>&1; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check 'standardwebhooks>=1.1,<2'
-fi
+. scripts/lib/server.sh
+ensure_venv "$venv" standardwebhooks 'standardwebhooks>=1.1,<2'
 py="$venv/bin/python"
 
 work=$(mktemp -d)
 server_pid="" receiver_pid=""
-stop() { # PID: stops a process this script started
-  if [ -n "$1" ]; then kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; fi
-}
 cleanup() {
   stop "$receiver_pid"
   stop "$server_pid"
@@ -40,36 +35,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-read -r port receiver_port < <(python3 -c '
-import socket
-a, b = socket.socket(), socket.socket()
-a.bind(("127.0.0.1", 0)); b.bind(("127.0.0.1", 0))
-print(a.getsockname()[1], b.getsockname()[1])')
+read -r port receiver_port < <(free_ports 2)
 server="http://127.0.0.1:$port"
 receiver="http://127.0.0.1:$receiver_port"
 events="$work/events.jsonl"
 
-export DATABASE_URL="sqlite://$work/vidpulse.db"
-export VIDPULSE_OUTBOX_DIR="$work/outbox" VIDPULSE_FILES_DIR="$work/files"
-"$bin" migrate >/dev/null
-org=$("$bin" admin create-org --name Webhooks --owner-email wh@example.com \
-  | python3 -c 'import json,sys; print(json.load(sys.stdin)["organization_id"])')
-key=$("$bin" admin create-api-key --org "$org" | python3 -c 'import json,sys; print(json.load(sys.stdin)["api_key"])')
-token=$("$bin" admin issue-token --email wh@example.com | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+new_service Webhooks wh@example.com
+token=$(session_token wh@example.com)
 
 # The receiver listens on 127.0.0.1, which deliveries may reach only when the
 # operator allows private addresses.
-VIDPULSE_WEBHOOK_ALLOW_PRIVATE=true RUST_LOG=warn "$bin" serve --listen "127.0.0.1:$port" >"$work/serve.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 1 50); do
-  curl -fs --noproxy '*' "$server/readyz" >/dev/null 2>&1 && break
-  sleep 0.2
-done
-if ! curl -fs --noproxy '*' "$server/readyz" >/dev/null 2>&1; then
-  echo "webhooks: the server did not start" >&2
-  cat "$work/serve.log" >&2
-  exit 1
-fi
+VIDPULSE_WEBHOOK_ALLOW_PRIVATE=true start_server "$port"
 
 start_receiver() { # SECRET: (re)starts the receiver with that secret
   stop "$receiver_pid"
