@@ -622,7 +622,6 @@ mod listing;
 mod refresh;
 mod rows;
 mod store;
-pub(crate) use store::IN_FLIGHT;
 
 pub use followers::{FollowerDay, FollowerGains};
 pub use listing::{AccountQuery, CreatorTotals};

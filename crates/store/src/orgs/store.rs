@@ -12,7 +12,7 @@ use super::{
     ApiKeyOwner, ApiKeyRecord, NewApiKey, NewOrganization, OrgStore, Organization, PlanUse,
 };
 use crate::StoreError;
-use crate::creators::IN_FLIGHT;
+use crate::creators::creators_in_use;
 use crate::sql::{Conn, Dialect, SqlStore, rollback_with};
 use crate::videos::videos_in_use;
 
@@ -115,16 +115,7 @@ impl<D: Dialect> OrgStore for SqlStore<D> {
         };
         let organization = Organization::try_from(row)?;
         let tracked_videos = videos_in_use(&mut tx, id, now).await?;
-        // As `start_creator_job` counts them against the cap.
-        let creators: i64 = D::query(AssertSqlSafe(format!(
-            "SELECT (SELECT count(*) FROM tracked_accounts
-                     WHERE organization_id = $1 AND is_active)
-                  + (SELECT count(*) FROM creator_jobs
-                     WHERE organization_id = $1 AND tracked_account_id IS NULL AND {IN_FLIGHT})"
-        )))
-        .bind(id.0)
-        .fetch_scalar(&mut *tx)
-        .await?;
+        let creators = creators_in_use(&mut tx, id).await?;
         // As `charge_within_cap` counts the month's searches (v1 trends).
         let trend_searches: i64 = D::query(
             "SELECT count(*) FROM credit_ledger
