@@ -837,6 +837,17 @@ try {
     await page.locator('.toast', { hasText: 'Creator paused.' }).waitFor();
     const row = page.locator('table.table tbody tr', { hasText: '@mira.cooks' });
     await row.getByText('Paused').waitFor();
+    // Resuming takes a place under the creator cap: at the cap, the server
+    // says which limit and the owner is shown the command that raises it.
+    await admin('set-plan', '--org', orgId, '--plan', 'pro', '--creator-cap', '0');
+    await page.getByRole('button', { name: 'Resume' }).click();
+    const capped = page.locator('.plan-refusal');
+    await capped.locator('code.command').waitFor();
+    expect((await capped.textContent()).includes('Tracked-creator limit reached'), 'the server says which limit');
+    const lift = await capped.locator('code.command').textContent();
+    expect(lift === `vidpulse admin set-plan --org ${orgId} --plan pro --video-quota 1000 --creator-cap 1`, `the cap command: ${lift}`);
+    await row.getByText('Paused').waitFor();
+    await admin('set-plan', '--org', orgId, '--plan', 'pro');
     // Followers, and their gain over 7 and 30 days (one reading so far: 0).
     for (const column of ['Followers', '7-day gain', '30-day gain']) {
       expect((await page.locator('table.table thead th', { hasText: column }).count()) >= 1, `a ${column} column`);

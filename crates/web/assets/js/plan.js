@@ -49,7 +49,9 @@ export function planRefusal(e) {
   if (paid) {
     return manager ? { text: t('error.paid_plan_admin'), command: setPlanCommand('pro') } : { text: t('error.paid_plan') };
   }
-  const reason = e.message || t('error.plan_limit');
+  // The server's message, as a sentence the advice can follow.
+  const message = e.message || t('error.plan_limit');
+  const reason = /[.!?]$/.test(message) ? message : `${message}.`;
   if (!manager) return { text: `${reason} ${t('error.plan_limit_member')}` };
   return {
     text: `${reason} ${t('error.plan_limit_admin')}`,
