@@ -9,9 +9,8 @@ use sqlx::AssertSqlSafe;
 use uuid::Uuid;
 use vidpulse_domain::OrgId;
 
-use super::rows::{DUE_DISCOVERY_COLUMNS, DueDiscoveryRow};
-use super::store::track_discovered;
-use super::{DiscoveryAsk, DiscoveryOutcome, DueDiscovery, ManualDiscovery};
+use super::store::{claimed_discoveries, track_discovered};
+use super::{DiscoveryAsk, DiscoveryOutcome, ManualDiscovery};
 use crate::StoreError;
 use crate::rollup::ScopeDialect;
 use crate::sql::{Dialect, SqlStore, rollback_with};
@@ -61,16 +60,11 @@ pub(super) async fn ask<D: Dialect>(
     .bind(token)
     .execute(&mut *tx)
     .await?;
-    let claimed = D::query(AssertSqlSafe(format!(
-        "SELECT {DUE_DISCOVERY_COLUMNS} FROM tracked_accounts ta
-         JOIN creators c ON c.id = ta.creator_id
-         WHERE ta.id = $1"
-    )))
-    .bind(account)
-    .fetch_one::<DueDiscoveryRow>(&mut *tx)
-    .await?;
+    let claimed = claimed_discoveries(&mut tx, token).await?.pop();
     tx.commit().await?;
-    Ok(DiscoveryAsk::Claimed(DueDiscovery::try_from(claimed)?))
+    claimed
+        .map(DiscoveryAsk::Claimed)
+        .ok_or_else(|| StoreError::Corrupt(format!("account {account} claimed, not read back")))
 }
 
 /// [`crate::CreatorStore::save_manual_discovery`].

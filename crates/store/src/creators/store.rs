@@ -489,16 +489,9 @@ impl<D: ScopeDialect> CreatorStore for SqlStore<D> {
         .bind(limit)
         .execute(&mut *tx)
         .await?;
-        let rows = D::query(AssertSqlSafe(format!(
-            "SELECT {DUE_DISCOVERY_COLUMNS} FROM tracked_accounts ta
-             JOIN creators c ON c.id = ta.creator_id
-             WHERE ta.discovery_lease_token = $1"
-        )))
-        .bind(token)
-        .fetch_all::<DueDiscoveryRow>(&mut *tx)
-        .await?;
+        let due = claimed_discoveries(&mut tx, token).await?;
         tx.commit().await?;
-        rows.into_iter().map(DueDiscovery::try_from).collect()
+        Ok(due)
     }
 
     async fn finish_discovery(
@@ -697,4 +690,21 @@ async fn with_account_defaults<D: Dialect>(
     batch.budget = budget;
     batch.account = Some(account);
     Ok(batch)
+}
+
+/// The tracked accounts a discovery claim under lease `token` holds, with
+/// their creators: what the claim hands to the worker (or to an ask).
+pub(super) async fn claimed_discoveries<D: Dialect>(
+    tx: &mut Tx<D>,
+    token: Uuid,
+) -> Result<Vec<DueDiscovery>, StoreError> {
+    let rows = D::query(AssertSqlSafe(format!(
+        "SELECT {DUE_DISCOVERY_COLUMNS} FROM tracked_accounts ta
+         JOIN creators c ON c.id = ta.creator_id
+         WHERE ta.discovery_lease_token = $1"
+    )))
+    .bind(token)
+    .fetch_all::<DueDiscoveryRow>(&mut **tx)
+    .await?;
+    rows.into_iter().map(DueDiscovery::try_from).collect()
 }
