@@ -11,7 +11,9 @@ use vidpulse_domain::VideoId;
 use vidpulse_store::VideoLookup;
 
 use super::{Access, Answer, Baseline, Call, Platform, Schemas, Spec, tool};
-use crate::app::videos::{ListParams, TrackRequest, list_page, read_video, track_urls};
+use crate::app::videos::{
+    ListParams, Order, Sort, Status, TrackRequest, list_page, read_video, track_urls,
+};
 use crate::envelope::Meta;
 use crate::error::ApiError;
 use crate::input::List;
@@ -84,49 +86,6 @@ pub(super) fn reads() -> ToolAnnotations {
         .destructive(false)
         .idempotent(true)
         .open_world(false)
-}
-
-/// A tracking status.
-#[derive(JsonSchema)]
-#[schemars(rename_all = "snake_case")]
-#[expect(
-    dead_code,
-    reason = "a schema: the arguments are read as the listing's query"
-)]
-enum Status {
-    Active,
-    Completed,
-    Failed,
-}
-
-/// What the listing is sorted by.
-#[derive(JsonSchema)]
-#[schemars(rename_all = "snake_case")]
-#[expect(
-    dead_code,
-    reason = "a schema: the arguments are read as the listing's query"
-)]
-enum Sort {
-    CreatedAt,
-    Views,
-    Likes,
-    Comments,
-    UpdatedAt,
-    PublishedAt,
-    ViewsGained,
-    LikesGained,
-}
-
-/// A sort order.
-#[derive(JsonSchema)]
-#[schemars(rename_all = "snake_case")]
-#[expect(
-    dead_code,
-    reason = "a schema: the arguments are read as the listing's query"
-)]
-enum Order {
-    Asc,
-    Desc,
 }
 
 /// The arguments of `find_videos`: the listing's query parameters.

@@ -221,19 +221,19 @@ impl std::str::FromStr for AnyCase {
     }
 }
 
-/// The `status` filter.
-#[derive(Debug, Clone, Copy, Deserialize)]
+/// A tracking status: the `status` filter.
+#[derive(Debug, Clone, Copy, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-enum Status {
+pub(crate) enum Status {
     Active,
     Completed,
     Failed,
 }
 
 /// The `sort` key.
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-enum Sort {
+pub(crate) enum Sort {
     CreatedAt,
     Views,
     Likes,
@@ -244,10 +244,10 @@ enum Sort {
     LikesGained,
 }
 
-/// The `order`.
-#[derive(Debug, Clone, Copy, Deserialize)]
+/// A sort order: the `order`.
+#[derive(Debug, Clone, Copy, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-enum Order {
+pub(crate) enum Order {
     Asc,
     Desc,
 }

@@ -27,7 +27,9 @@ mod untrack;
 pub use batch::{BATCH_MAX, BatchPatchRequest, BatchPatchResult, BatchTagsResult, BatchVideo};
 pub(crate) use batch::{Batch, patch_videos};
 pub use list::{FILTER_PARAMETERS, ListParams, Pagination, VideoPage};
-pub(crate) use list::{filtered_query, list_page, list_page_answer, refused_query};
+pub(crate) use list::{
+    Order, Sort, Status, filtered_query, list_page, list_page_answer, refused_query,
+};
 pub(crate) use patch::apply_patch;
 pub use patch::{PatchRequest, PatchResult, TagsResultView};
 pub use read::OneVideo;
