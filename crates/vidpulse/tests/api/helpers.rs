@@ -71,6 +71,33 @@ impl Answer {
 }
 
 impl TestApp {
+    /// A second API node on this app's database, clock and platforms, with
+    /// `rate_limits`, serving on its own port: `(its address, what stops
+    /// it, the server)`.
+    pub async fn second_node(
+        &self,
+        rate_limits: vidpulse_api::rate_limit::RateLimitConfig,
+    ) -> (String, CancellationToken, JoinHandle<anyhow::Result<()>>) {
+        let api = ApiConfig {
+            rate_limits,
+            ..ApiConfig::default()
+        };
+        let services = Services::new(
+            self.store.clone(),
+            Arc::new(self.clock.clone()),
+            Arc::new(self.source.clone()),
+            ShortLinkResolver::offline(),
+            api,
+            vidpulse::app::WorkerSettings::default(),
+        )
+        .unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = format!("http://{}", listener.local_addr().unwrap());
+        let shutdown = CancellationToken::new();
+        let server = tokio::spawn(run_server(listener, services, false, shutdown.clone()));
+        (address, shutdown, server)
+    }
+
     /// A server with the default settings, webhooks allowed to reach the
     /// test receivers on 127.0.0.1.
     pub async fn spawn(backend: Backend) -> Self {

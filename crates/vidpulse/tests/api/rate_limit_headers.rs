@@ -3,15 +3,11 @@
 //! kept in the process and shared through Redis.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use rstest::rstest;
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
-use vidpulse::app::{Services, run_server};
 use vidpulse_api::rate_limit::{Budget, RateLimitConfig, RateLimits, collecting};
 use vidpulse_domain::{ApiKeyId, OrgId, Plan};
-use vidpulse_platforms::ShortLinkResolver;
 use vidpulse_store::Backend;
 
 use crate::helpers::{
@@ -281,23 +277,7 @@ async fn api_nodes_share_the_budget_through_redis(
     let rate_limits = limits(limiter, 10);
     let app = TestApp::spawn_with(backend, config(rate_limits.clone())).await;
     let (_, key) = app.org_with_key(Plan::Pro).await;
-    let api = vidpulse_api::ApiConfig {
-        rate_limits: rate_limits.clone(),
-        ..vidpulse_api::ApiConfig::default()
-    };
-    let services = Services::new(
-        app.store.clone(),
-        Arc::new(app.clock.clone()),
-        Arc::new(app.source.clone()),
-        ShortLinkResolver::offline(),
-        api,
-        vidpulse::app::WorkerSettings::default(),
-    )
-    .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let second = format!("http://{}", listener.local_addr().unwrap());
-    let shutdown = CancellationToken::new();
-    let server = tokio::spawn(run_server(listener, services, false, shutdown.clone()));
+    let (second, shutdown, server) = app.second_node(rate_limits.clone()).await;
 
     let on = |node: usize| {
         let (app, key, second) = (&app, &key, &second);

@@ -10,18 +10,13 @@
 //! reading it gains 10,800 views and spends 606 EUR) with a fifth video in
 //! another campaign that gains 20,000 views.
 
-use std::sync::Arc;
-
 use chrono::Duration;
 use reqwest::Method;
 use rstest::rstest;
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
-use vidpulse::app::{Services, run_server};
 use vidpulse_api::rate_limit::RateLimitConfig;
 use vidpulse_domain::identity::Role;
 use vidpulse_domain::{Clock, OrgId, Plan};
-use vidpulse_platforms::ShortLinkResolver;
 use vidpulse_store::Backend;
 
 use crate::campaign_report::{d, launch, launch_fields, with_videos};
@@ -410,36 +405,6 @@ async fn a_token_has_a_budget_of_requests(
     );
 }
 
-/// A second API node on the same database and limits, serving on its
-/// own port: `(its address, what stops it, the server)`.
-async fn second_node(
-    app: &TestApp,
-    rate_limits: RateLimitConfig,
-) -> (
-    String,
-    CancellationToken,
-    tokio::task::JoinHandle<anyhow::Result<()>>,
-) {
-    let api = vidpulse_api::ApiConfig {
-        rate_limits,
-        ..vidpulse_api::ApiConfig::default()
-    };
-    let services = Services::new(
-        app.store.clone(),
-        Arc::new(app.clock.clone()),
-        Arc::new(app.source.clone()),
-        ShortLinkResolver::offline(),
-        api,
-        vidpulse::app::WorkerSettings::default(),
-    )
-    .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = format!("http://{}", listener.local_addr().unwrap());
-    let shutdown = CancellationToken::new();
-    let server = tokio::spawn(run_server(listener, services, false, shutdown.clone()));
-    (address, shutdown, server)
-}
-
 /// With Redis, two API nodes spend one budget per token; without it,
 /// each node keeps its own.
 #[rstest]
@@ -455,7 +420,7 @@ async fn api_nodes_share_a_token_budget_through_redis(
     let mut config = TestConfig::default();
     config.api.rate_limits = rate_limits.clone();
     let app = TestApp::spawn_with(backend, config).await;
-    let (second, shutdown, server) = second_node(&app, rate_limits).await;
+    let (second, shutdown, server) = app.second_node(rate_limits).await;
     // A token of its own: Redis outlives the test.
     let path = format!("/share/vpshare_{}/report", uuid::Uuid::new_v4().simple());
     let on = |node: usize| {
