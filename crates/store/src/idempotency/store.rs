@@ -10,7 +10,7 @@ use vidpulse_domain::OrgId;
 use super::{IdempotencyStore, KeptAnswer, KeyClaim};
 use crate::StoreError;
 use crate::error::corrupt;
-use crate::sql::{Dialect, SqlStore};
+use crate::sql::{Dialect, SqlStore, rollback_with};
 
 /// An `idempotency_keys` row, as a claim reads it.
 #[derive(sqlx::FromRow)]
@@ -87,7 +87,7 @@ impl<D: Dialect> IdempotencyStore for SqlStore<D> {
         let Some(row) = row else {
             // Released between the insert and the read: a moment later the
             // key is free.
-            return Ok(KeyClaim::InFlight);
+            return rollback_with(tx, Ok(KeyClaim::InFlight)).await;
         };
         let claim = if row.created_at <= now - retention {
             // Aged past the retention: the key is new again.

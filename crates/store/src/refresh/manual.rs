@@ -81,7 +81,7 @@ pub(crate) async fn ask<D: Dialect>(
         return Ok(RefreshAsk::Served { read_at });
     }
     if row.lease_until.is_some_and(|until| until > now) {
-        return Ok(RefreshAsk::InFlight);
+        return rollback_with(tx, Ok(RefreshAsk::InFlight)).await;
     }
     let token = Uuid::new_v4();
     D::query("UPDATE platform_videos SET lease_until = $2, lease_token = $3 WHERE id = $1")

@@ -604,7 +604,7 @@ impl<D: Dialect> WebhookStore for SqlStore<D> {
             return Ok(0);
         };
         if from >= now {
-            return Ok(0);
+            return rollback_with(tx, Ok(0)).await;
         }
         let ended: Vec<EndedTracking> = D::query(
             "SELECT tv.organization_id, tv.id AS video_id, pv.external_id, pv.platform,
